@@ -1,0 +1,3 @@
+from coffeetable.cli.main import main
+
+raise SystemExit(main())

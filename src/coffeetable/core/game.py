@@ -1,0 +1,190 @@
+"""The game protocol every game implements and every bot, adapter and server uses.
+
+A :class:`Game` is a factory of :class:`State` objects and knows its action notation and
+integer encoding. A :class:`State` knows which seats may act now (a set: some phases are
+simultaneous), their legal actions, how to apply one, whether the game is over, and the
+scores. Seats are numbered 0..n-1.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from coffeetable.core.errors import (
+    DataError,
+    GameOverError,
+    IllegalActionError,
+    NotYourTurnError,
+)
+
+JSON = dict[str, Any]
+
+
+@runtime_checkable
+class Action(Protocol):
+    """Actions are frozen, hashable value objects with a text notation."""
+
+    def notation(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class ScoreBreakdown:
+    """One player's score: the total, its parts in order, and the tie-break keys."""
+
+    total: int
+    parts: tuple[tuple[str, int], ...]
+    tiebreak: tuple[int, ...] = ()
+    label: str | None = None  # e.g. the solo rating
+
+    def to_json(self) -> JSON:
+        out: JSON = {"total": self.total, "parts": dict(self.parts)}
+        if self.tiebreak:
+            out["tiebreak"] = list(self.tiebreak)
+        if self.label is not None:
+            out["label"] = self.label
+        return out
+
+
+def winners_by_rank(scores: Sequence[ScoreBreakdown]) -> list[int]:
+    """Seats with the best (total, tie-break keys); all of them share the win."""
+    keys = [(s.total, *s.tiebreak) for s in scores]
+    best = max(keys)
+    return [seat for seat, key in enumerate(keys) if key == best]
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Metadata declared once per game."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    simultaneous: bool
+    options_help: Mapping[str, str] = field(default_factory=dict)
+
+
+class Game(ABC):
+    """A game definition: metadata, a State factory, notation and encoding."""
+
+    info: GameInfo
+
+    @abstractmethod
+    def new_initial_state(
+        self, num_players: int, seed: int, options: Mapping[str, Any] | None = None
+    ) -> State:
+        """Set up a new game. Raises DataError for a bad player count or options."""
+
+    @abstractmethod
+    def parse_action(self, text: str) -> Action:
+        """Read an action in notation. Raises NotationError."""
+
+    @abstractmethod
+    def encode_action(self, action: Action) -> int:
+        """A stable non-negative integer for an action (see the game's notation doc)."""
+
+    @abstractmethod
+    def decode_action(self, code: int) -> Action:
+        """The inverse of encode_action. Raises NotationError for an unused code."""
+
+    @abstractmethod
+    def state_from_json(self, data: JSON) -> State:
+        """Build a state from position JSON. Raises DataError with what is wrong."""
+
+    def normalize_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Validated, complete options. Raises DataError naming the valid choices."""
+        if options:
+            unknown = ", ".join(sorted(options))
+            raise DataError(f"{self.info.name} takes no options (got: {unknown})")
+        return {}
+
+
+class State(ABC):
+    """A game in progress. Mutable; use clone() to branch."""
+
+    game: Game
+    num_players: int
+
+    # --- whose turn -------------------------------------------------------------------
+    @abstractmethod
+    def current_seats(self) -> frozenset[int]:
+        """Seats that may act now (empty once the game is over)."""
+
+    @abstractmethod
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action the seat may take now (empty if it may not act)."""
+
+    # --- applying ---------------------------------------------------------------------
+    def apply(self, seat: int, action: Action) -> Action:
+        """Checked apply: raises a typed error saying what is wrong and changes nothing.
+
+        Returns the action as applied, in its canonical form (see `canonical_action`)."""
+        if self.is_over():
+            raise GameOverError("the game is over; no more actions can be played")
+        if not 0 <= seat < self.num_players:
+            raise NotYourTurnError(f"there is no seat {seat} in a {self.num_players}-player game")
+        if seat not in self.current_seats():
+            raise NotYourTurnError(
+                f"seat {seat} may not act now (seats to act: {_seats(self.current_seats())})"
+            )
+        action = self.canonical_action(seat, action)
+        if action not in self.legal_actions(seat):
+            raise IllegalActionError(self.explain_illegal(seat, action))
+        self.apply_unchecked(seat, action)
+        return action
+
+    def canonical_action(self, seat: int, action: Action) -> Action:
+        """The one spelling of `action` that legal_actions lists (a game may accept several
+        spellings of the same move, e.g. a shop named by any of its cells)."""
+        return action
+
+    @abstractmethod
+    def apply_unchecked(self, seat: int, action: Action) -> None:
+        """Fast path for search: the caller guarantees the action is legal."""
+
+    def explain_illegal(self, seat: int, action: Action) -> str:
+        """Why an action is not legal now (used in error messages)."""
+        return f"{action.notation()} is not a legal action for seat {seat} now"
+
+    # --- outcome ----------------------------------------------------------------------
+    @abstractmethod
+    def is_over(self) -> bool: ...
+
+    @abstractmethod
+    def scores(self) -> list[ScoreBreakdown]:
+        """Each player's score as if the game ended now (final once it is over)."""
+
+    def winners(self) -> list[int]:
+        """Seats that win after tie-breaks (several when the tie stands)."""
+        return winners_by_rank(self.scores())
+
+    # --- copying ----------------------------------------------------------------------
+    @abstractmethod
+    def clone(self) -> State: ...
+
+    @abstractmethod
+    def to_json(self) -> JSON:
+        """The full state as position JSON (includes hidden information)."""
+
+    @abstractmethod
+    def render(self, seat: int | None = None) -> str:
+        """A human-readable text picture of the state."""
+
+
+def _seats(seats: frozenset[int]) -> str:
+    return ", ".join(str(s) for s in sorted(seats)) or "none"
+
+
+__all__ = [
+    "JSON",
+    "Action",
+    "Game",
+    "GameInfo",
+    "IllegalActionError",
+    "ScoreBreakdown",
+    "State",
+    "winners_by_rank",
+]

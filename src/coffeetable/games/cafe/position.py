@@ -1,0 +1,462 @@
+"""Café position JSON: a full state that a person can read and write by hand.
+
+The format is documented in docs/cafe-position.md. `state_to_json` writes every field;
+`state_from_json` accepts the optional ones missing (see the doc) and checks everything,
+raising DataError that names the field at fault.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from coffeetable.core.errors import DataError
+from coffeetable.core.record import POSITION_FORMAT
+from coffeetable.core.rng import Rng
+from coffeetable.games.cafe.area import COORD_LIMIT, AreaShop, BusinessArea, Placement, Pos
+from coffeetable.games.cafe.deck import (
+    BEAN_LIKE,
+    COLOURS,
+    CellKind,
+    CellSpec,
+    ShopSpec,
+    format_colours,
+    parse_colours,
+)
+from coffeetable.games.cafe.state import (
+    CUBES_PER_COLOUR,
+    DISPLAY_SIZE,
+    MAX_AP,
+    ROUNDS,
+    CafeState,
+    OpenKind,
+    Phase,
+    PlayerState,
+    Stage,
+)
+
+if TYPE_CHECKING:
+    from coffeetable.games.cafe.game import CafeGame
+
+_PHASES = {p.name.lower(): p for p in Phase}
+_STAGES = {s.name.lower(): s for s in Stage}
+_OPEN = {k.name.lower(): k for k in OpenKind if k is not OpenKind.NONE}
+
+
+# ==== writing ==============================================================================
+def _pos(pos: Pos) -> list[int]:
+    return [pos[0], pos[1]]
+
+
+def _counts(counts: list[int]) -> dict[str, int]:
+    return {COLOURS[c]: counts[c] for c in range(4)}
+
+
+def state_to_json(state: CafeState) -> dict[str, Any]:
+    return {
+        "format": POSITION_FORMAT,
+        "game": "cafe",
+        "options": dict(state.options),
+        "round": state.round,
+        "phase": state.phase.name.lower(),
+        "master": state.master,
+        "display": list(state.display),
+        "draft_order": list(state.draft_order),
+        "deck": list(reversed(state.deck)),
+        "removed": list(state.removed),
+        "discard": list(state.discard),
+        "supply": _counts(state.supply),
+        "rng": state.rng.state,
+        "seats": [_player_to_json(p) for p in state.players],
+    }
+
+
+def _player_to_json(p: PlayerState) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "company": p.company,
+        "warehouse": _counts(p.warehouse),
+        "stage": p.stage.name.lower(),
+        "hand": p.hand,
+        "ap": p.ap,
+        "area": _area_to_json(p.area),
+    }
+    if p.open_kind is not OpenKind.NONE:
+        out["open"] = {
+            "kind": p.open_kind.name.lower(),
+            "group": [_pos(q) for q in p.open_group],
+            "colours": "".join(COLOURS[c] for c in range(4) if p.open_colours >> c & 1),
+            "cells": [_pos(q) for q in sorted(p.open_cells)],
+        }
+    if any(p.pending_fill):
+        out["pending"] = {
+            "fill": format_colours(p.pending_fill),
+            "group": [_pos(q) for q in p.pending_group],
+        }
+    elif p.pending_deliver is not None:
+        out["pending"] = {"deliver": _pos(p.pending_deliver)}
+    return out
+
+
+def _area_to_json(area: BusinessArea) -> dict[str, Any]:
+    cells = []
+    for pos in sorted(area.top):
+        cell = area.top[pos]
+        entry: dict[str, Any] = {"at": _pos(pos)}
+        if cell.kind is CellKind.SHOP:
+            entry["cell"] = "shop"
+            entry["shop"] = area.shop_at[pos]
+        else:
+            entry["cell"] = cell.token
+        held = area.cubes.get(pos)
+        if held is not None:
+            entry["cubes"] = COLOURS[held[0]] * held[1]
+        cells.append(entry)
+    shops = []
+    for shop in area.shops:
+        s: dict[str, Any] = {
+            "city": shop.spec.city,
+            "year": shop.spec.year,
+            "requires": format_colours(shop.spec.requires),
+            "vp": shop.spec.vp,
+            "cells": [_pos(q) for q in shop.cells],
+            "cubes": format_colours(shop.cubes),
+        }
+        if shop.spec.name:
+            s["name"] = shop.spec.name
+        if shop.card:
+            s["card"] = shop.card
+        shops.append(s)
+    return {
+        "cards": [{"card": p.card, "at": [p.row, p.col], "rot": p.rotation * 90} for p in area.cards],
+        "cells": cells,
+        "shops": shops,
+    }
+
+
+# ==== reading ==============================================================================
+class _Reader:
+    """Typed access to a JSON object with error messages that name the field."""
+
+    def __init__(self, data: Any, where: str) -> None:
+        if not isinstance(data, Mapping):
+            raise DataError(f"{where} must be a JSON object")
+        self.data = data
+        self.where = where
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ..., *, allow_none: bool = False) -> Any:
+        if key not in self.data:
+            if default is ...:
+                raise DataError(f"{self.where}: missing field {key!r}")
+            return default
+        value = self.data[key]
+        if value is None and allow_none:
+            return None
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, (int,))):
+            raise DataError(f"{self.where}: field {key!r} has the wrong type ({value!r})")
+        return value
+
+    def check_keys(self, allowed: set[str]) -> None:
+        extra = set(self.data) - allowed
+        if extra:
+            raise DataError(f"{self.where}: unknown field(s) {', '.join(sorted(extra))}")
+
+
+def _read_pos(value: Any, where: str) -> Pos:
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise DataError(f"{where}: a cell position is [row, col], got {value!r}")
+    if not all(-COORD_LIMIT <= v < COORD_LIMIT for v in value):
+        raise DataError(f"{where}: position {value} is outside the grid (-{COORD_LIMIT}..{COORD_LIMIT - 1})")
+    return value[0], value[1]
+
+
+def _read_counts(value: Any, where: str) -> tuple[int, int, int, int]:
+    """Cube counts: {"Y": 1, "B": 0, ...} (missing colours are 0) or letters like "YYB"."""
+    if isinstance(value, str):
+        return _read_colours(value, where)
+    if not isinstance(value, Mapping) or not set(value) <= set(COLOURS) or not all(
+        isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in value.values()
+    ):
+        raise DataError(f"{where}: cube counts are written as {{\"Y\": 1, \"B\": 0, \"G\": 2, \"R\": 0}}")
+    counts = [value.get(c, 0) for c in COLOURS]
+    return counts[0], counts[1], counts[2], counts[3]
+
+
+def _read_colours(text: Any, where: str) -> tuple[int, int, int, int]:
+    if not isinstance(text, str):
+        raise DataError(f"{where}: cubes are written as colour letters such as \"YYB\", got {text!r}")
+    try:
+        return parse_colours(text)
+    except DataError as exc:
+        raise DataError(f"{where}: {exc}") from None
+
+
+def state_from_json(game: CafeGame, data: dict[str, Any]) -> CafeState:
+    top = _Reader(data, "position")
+    top.check_keys({
+        "format", "game", "options", "round", "phase", "master", "display", "draft_order",
+        "deck", "removed", "discard", "supply", "rng", "seats",
+    })
+    if top.get("format", str) != POSITION_FORMAT or top.get("game", str) != "cafe":
+        raise DataError(f"not a Café position: need format {POSITION_FORMAT!r} and game 'cafe'")
+    options = game.normalize_options(top.get("options", dict, {}))
+    raw_seats = top.get("seats", list)
+    n = len(raw_seats)
+    if not 1 <= n <= 4:
+        raise DataError(f"position: 'seats' must list 1 to 4 players, not {n}")
+    state = CafeState(game, n, options)
+    state.round = top.get("round", int)
+    if not 1 <= state.round <= ROUNDS:
+        raise DataError(f"position: 'round' must be 1 to {ROUNDS}")
+    phase_name = top.get("phase", str)
+    if phase_name not in _PHASES:
+        raise DataError(f"position: 'phase' must be one of {', '.join(_PHASES)}")
+    state.phase = _PHASES[phase_name]
+    state.master = top.get("master", int)
+    if not 0 <= state.master < n:
+        raise DataError(f"position: 'master' must be a seat number 0..{n - 1}")
+    state.rng = Rng(top.get("rng", int, 0))
+
+    def card_list(key: str) -> list[str]:
+        ids = top.get(key, list, [])
+        for card_id in ids:
+            if not isinstance(card_id, str) or not game.deck.has_card(card_id):
+                raise DataError(f"position: {key!r} names an unknown card {card_id!r}")
+        return list(ids)
+
+    state.display = card_list("display")
+    state.removed = card_list("removed")
+    state.discard = card_list("discard")
+    state.draft_order = top.get("draft_order", list, [])
+    if not all(isinstance(s, int) and 0 <= s < n for s in state.draft_order):
+        raise DataError(f"position: 'draft_order' must list seat numbers 0..{n - 1}")
+    state.players = [_read_player(game, raw, f"seats[{i}]") for i, raw in enumerate(raw_seats)]
+
+    on_cells = state.cubes_on_cells()
+    state.supply = [CUBES_PER_COLOUR - on_cells[c] for c in range(4)]
+    for c in range(4):
+        if state.supply[c] < 0:
+            raise DataError(f"position: more than {CUBES_PER_COLOUR} {COLOURS[c]} cubes lie on cells")
+    if "supply" in data and list(_read_counts(data["supply"], "position 'supply'")) != state.supply:
+        raise DataError(
+            "position: 'supply' does not match the cubes on cells (it must be 35 per colour minus "
+            f"the cubes on cells: {_counts(state.supply)}); omit it to have it computed"
+        )
+
+    if "deck" in data:
+        state.deck = list(reversed(card_list("deck")))
+    else:
+        _deal_unseen_deck(state)
+    _check_consistency(state)
+    return state
+
+
+def _read_player(game: CafeGame, raw: Any, where: str) -> PlayerState:
+    r = _Reader(raw, where)
+    r.check_keys({"company", "warehouse", "stage", "hand", "ap", "area", "open", "pending"})
+    company = r.get("company", str, "")
+    area = _read_area(game, r.get("area", dict), f"{where}.area")
+    warehouse = list(_read_counts(r.get("warehouse", (dict, str), "YBGR"), f"{where}.warehouse"))
+    stage_name = r.get("stage", str, "wait")
+    if stage_name not in _STAGES:
+        raise DataError(f"{where}: 'stage' must be one of {', '.join(_STAGES)}")
+    player = PlayerState(company=company, area=area, warehouse=warehouse, stage=_STAGES[stage_name])
+    hand = r.get("hand", str, None, allow_none=True)
+    if hand is not None and not game.deck.has_card(hand):
+        raise DataError(f"{where}: 'hand' names an unknown card {hand!r}")
+    player.hand = hand
+    player.ap = r.get("ap", int, 0)
+    if not 0 <= player.ap <= MAX_AP:
+        raise DataError(f"{where}: 'ap' must be 0..{MAX_AP}")
+    if "open" in raw:
+        o = _Reader(raw["open"], f"{where}.open")
+        o.check_keys({"kind", "group", "colours", "cells"})
+        kind = o.get("kind", str)
+        if kind not in _OPEN:
+            raise DataError(f"{where}.open: 'kind' must be one of {', '.join(_OPEN)}")
+        player.open_kind = _OPEN[kind]
+        player.open_group = tuple(sorted(_read_pos(q, f"{where}.open.group") for q in o.get("group", list, [])))
+        colours = _read_colours(o.get("colours", str, ""), f"{where}.open.colours")
+        player.open_colours = sum(1 << c for c in range(4) if colours[c])
+        player.open_cells = frozenset(_read_pos(q, f"{where}.open.cells") for q in o.get("cells", list, []))
+        if player.open_kind is not OpenKind.DELIVER:
+            groups = area.groups()
+            if not player.open_group or groups.get(player.open_group[0]) != player.open_group:
+                raise DataError(f"{where}.open: 'group' must list exactly the cells of one {kind} group")
+    if "pending" in raw:
+        p = _Reader(raw["pending"], f"{where}.pending")
+        p.check_keys({"fill", "group", "deliver"})
+        if "deliver" in raw["pending"]:
+            pos = _read_pos(raw["pending"]["deliver"], f"{where}.pending.deliver")
+            if area.top.get(pos, CellSpec(CellKind.EMPTY)).kind is not CellKind.ROAST or pos not in area.cubes:
+                raise DataError(f"{where}.pending.deliver: must be a roast cell holding cubes")
+            player.pending_deliver = pos
+        else:
+            player.pending_fill = _read_colours(p.get("fill", str), f"{where}.pending.fill")
+            player.pending_group = tuple(sorted(_read_pos(q, f"{where}.pending.group") for q in p.get("group", list)))
+            groups = area.groups()
+            if not player.pending_group or groups.get(player.pending_group[0]) != player.pending_group:
+                raise DataError(f"{where}.pending: 'group' must list exactly the cells of one bean group")
+            for colour, held in enumerate(player.pending_fill):
+                room = sum(
+                    1 for q in player.pending_group
+                    if q not in area.cubes and area.top[q].kind is CellKind.BEAN and area.top[q].colour == colour
+                )
+                if held > room:
+                    raise DataError(f"{where}.pending: {held} {COLOURS[colour]} cubes to place but {room} empty cells")
+    return player
+
+
+def _read_area(game: CafeGame, raw: dict[str, Any], where: str) -> BusinessArea:
+    r = _Reader(raw, where)
+    r.check_keys({"cards", "cells", "shops"})
+    area = BusinessArea()
+    for i, entry in enumerate(r.get("cards", list, [])):
+        e = _Reader(entry, f"{where}.cards[{i}]")
+        card = e.get("card", str)
+        if not game.deck.has_card(card):
+            raise DataError(f"{where}.cards[{i}]: unknown card {card!r}")
+        at = _read_pos(e.get("at", list), f"{where}.cards[{i}]")
+        rot = e.get("rot", int, 0)
+        if rot not in (0, 90, 180, 270):
+            raise DataError(f"{where}.cards[{i}]: 'rot' must be 0, 90, 180 or 270")
+        area.cards.append(Placement(card, at[0], at[1], rot // 90))
+    raw_shops = r.get("shops", list, [])
+    shops: list[AreaShop] = []
+    for i, entry in enumerate(raw_shops):
+        sw = f"{where}.shops[{i}]"
+        s = _Reader(entry, sw)
+        s.check_keys({"city", "year", "requires", "vp", "cells", "cubes", "name", "card"})
+        spec = ShopSpec(
+            city=s.get("city", str),
+            year=s.get("year", int, None, allow_none=True),
+            requires=_read_colours(s.get("requires", str), f"{sw}.requires"),
+            vp=s.get("vp", int),
+            name=s.get("name", str, None, allow_none=True),
+        )
+        cells = tuple(sorted(_read_pos(q, sw) for q in s.get("cells", list)))
+        if not 1 <= len(cells) <= 2:
+            raise DataError(f"{sw}: a shop has 1 or 2 cells")
+        cubes = _read_colours(s.get("cubes", str, ""), f"{sw}.cubes")
+        if any(cubes[c] > spec.requires[c] for c in range(4)):
+            raise DataError(f"{sw}: holds cubes the shop does not require")
+        shops.append(AreaShop(spec=spec, cells=cells, cubes=cubes, card=s.get("card", str, "")))
+    seen: set[Pos] = set()
+    for i, entry in enumerate(r.get("cells", list)):
+        cw = f"{where}.cells[{i}]"
+        c = _Reader(entry, cw)
+        c.check_keys({"at", "cell", "shop", "cubes"})
+        pos = _read_pos(c.get("at", list), cw)
+        if pos in seen:
+            raise DataError(f"{cw}: two cells at {list(pos)}")
+        seen.add(pos)
+        token = c.get("cell", str)
+        if token == "shop":
+            sid = c.get("shop", int)
+            if not 0 <= sid < len(shops) or pos not in shops[sid].cells:
+                raise DataError(f"{cw}: 'shop' must be the index of a shop whose cells include {list(pos)}")
+            area.set_cell(pos, CellSpec(CellKind.SHOP, shop=str(sid)), sid)
+        else:
+            try:
+                cell = CellSpec.from_token(token)
+            except DataError as exc:
+                raise DataError(f"{cw}: {exc}") from None
+            if cell.kind is CellKind.SHOP:
+                raise DataError(f"{cw}: write shop cells as \"cell\": \"shop\" with a \"shop\" index")
+            area.set_cell(pos, cell)
+        if "cubes" in entry:
+            _place_cubes(area, pos, _read_colours(entry["cubes"], cw), cw)
+    if not area.top:
+        raise DataError(f"{where}: an area needs at least one cell")
+    for sid, shop in enumerate(shops):
+        available = all(area.shop_at.get(q) == sid for q in shop.cells)
+        if not available and any(shop.cubes):
+            raise DataError(f"{where}.shops[{sid}]: a shop with a covered cell holds no cubes")
+        shops[sid] = AreaShop(shop.spec, shop.cells, shop.cubes, available, shop.card)
+    area.shops = shops
+    area.recount()
+    return area
+
+
+def _place_cubes(area: BusinessArea, pos: Pos, counts: tuple[int, int, int, int], where: str) -> None:
+    total = sum(counts)
+    if total == 0:
+        return
+    colours = [c for c in range(4) if counts[c]]
+    cell = area.top[pos]
+    if len(colours) > 1:
+        raise DataError(f"{where}: a cell holds cubes of one colour only")
+    colour = colours[0]
+    if cell.kind in BEAN_LIKE:
+        limit = 2 if cell.kind is CellKind.BONUS else 1
+        if (cell.colour >= 0 and colour != cell.colour) or total > limit:
+            raise DataError(f"{where}: a bean cell holds at most {limit} cube(s) of its own colour")
+    elif cell.kind is CellKind.ESPRESSO:
+        if total > 1:
+            raise DataError(f"{where}: an espresso cell holds one cube")
+    elif cell.kind not in (CellKind.DRY, CellKind.ROAST):
+        raise DataError(f"{where}: a {cell.token} cell cannot hold cubes")
+    area.cubes[pos] = (colour, total)
+
+
+def _remaining_draws(state: CafeState) -> int:
+    per_round = DISPLAY_SIZE + state.num_players - 1
+    future = (ROUNDS - state.round) * per_round
+    if state.phase is Phase.DRAFT:
+        future += max(0, len(state.draft_order) - 1)
+    return future if state.phase is not Phase.OVER else 0
+
+
+def _deal_unseen_deck(state: CafeState) -> None:
+    """No 'deck' given: deal the plan cards seen nowhere in the position, shuffled with the
+    position's RNG, as many as the remaining rounds draw; the rest are removed."""
+    seen = set(state.display) | set(state.removed) | set(state.discard)
+    for p in state.players:
+        seen.update(pl.card for pl in p.area.cards)
+        if p.hand:
+            seen.add(p.hand)
+    unseen = [
+        c.id for c in state.game.deck.of_kind("plan")
+        if c.id not in seen and (state.num_players == 4 or not c.star)
+    ]
+    state.rng.shuffle(unseen)
+    need = _remaining_draws(state)
+    state.deck = unseen[:need]
+    state.removed += unseen[need:]
+
+
+def _check_consistency(state: CafeState) -> None:
+    where = "position"
+    ids = list(state.display) + state.deck + state.removed + state.discard
+    for p in state.players:
+        ids += [pl.card for pl in p.area.cards]
+        if p.hand:
+            ids.append(p.hand)
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise DataError(f"{where}: card(s) in two places at once: {', '.join(dupes)}")
+    stages = {p.stage for p in state.players}
+    if state.phase is Phase.DRAFT:
+        if stages != {Stage.WAIT} or not state.draft_order or not state.display:
+            raise DataError(
+                f"{where}: in the draft phase every seat's stage is 'wait', 'draft_order' lists the "
+                "seats still to pick and 'display' the cards on offer"
+            )
+    elif state.phase is Phase.TURNS:
+        if Stage.WAIT in stages or state.draft_order:
+            raise DataError(f"{where}: in the turns phase seats are 'place', 'act' or 'done' and 'draft_order' is empty")
+        if stages == {Stage.DONE}:
+            raise DataError(f"{where}: every seat is done; write the next round's draft instead")
+    elif stages != {Stage.DONE}:
+        raise DataError(f"{where}: in the 'over' phase every seat's stage is 'done'")
+    for i, p in enumerate(state.players):
+        if (p.stage is Stage.PLACE) != (p.hand is not None):
+            raise DataError(f"seats[{i}]: a seat has a 'hand' card exactly when its stage is 'place'")
+        if p.area.cups == 0 and p.stage is not Stage.WAIT:
+            raise DataError(f"seats[{i}]: at least one cup must be visible in an area")
+    for seat in state.current_seats():
+        if not state.legal_actions(seat):
+            raise DataError(f"seats[{seat}]: this seat has no legal action in the position")

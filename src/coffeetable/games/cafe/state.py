@@ -1,0 +1,615 @@
+"""The Café game state and its rules (base game, 1-4 players).
+
+Phases of a round: DRAFT (one seat at a time picks from the display), then TURNS, where
+every seat independently places its card and takes its actions (Ruling A1: simultaneous).
+See docs/cafe-rules.md for the rules and rulings this implements.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any
+
+from coffeetable.core.game import Action, ScoreBreakdown, State
+from coffeetable.core.rng import Rng
+from coffeetable.games.cafe.actions import (
+    CafeAction,
+    Clear,
+    Deliver,
+    Dry,
+    End,
+    Fill,
+    Place,
+    Produce,
+    Roast,
+    Take,
+    format_pos,
+)
+from coffeetable.games.cafe.area import ROTATIONS, BusinessArea, Pos
+from coffeetable.games.cafe.deck import (
+    BEAN_LIKE,
+    CLEARABLE,
+    COLOUR_NAMES,
+    COLOURS,
+    CardSpec,
+    CellKind,
+)
+
+if TYPE_CHECKING:
+    from coffeetable.games.cafe.game import CafeGame
+
+CUBES_PER_COLOUR = 35
+MAX_AP = 8
+ROUNDS = 8
+DISPLAY_SIZE = 3
+#: Random plan cards removed (after the 8 star cards) by player count, base game.
+EXTRA_REMOVALS = {1: 16, 2: 8, 3: 0, 4: 0}
+SOLO_RATINGS = (
+    (41, "Seriously?"),
+    (36, "Incredible"),
+    (30, "Very good"),
+    (23, "Good"),
+    (15, "Average"),
+    (0, "Bad"),
+)
+
+
+class Phase(IntEnum):
+    DRAFT = 0
+    TURNS = 1
+    OVER = 2
+
+
+class Stage(IntEnum):
+    """Where one seat is within the TURNS phase."""
+
+    WAIT = 0  # drafting, or waiting for the others
+    PLACE = 1  # has a card to place
+    ACT = 2  # taking actions
+    DONE = 3  # finished this round
+
+
+class OpenKind(IntEnum):
+    """The compound action a seat's next step may continue for free."""
+
+    NONE = 0
+    DRY = 1
+    ROAST = 2
+    DELIVER = 3
+
+
+@dataclass(slots=True)
+class PlayerState:
+    company: str
+    area: BusinessArea
+    warehouse: list[int] = field(default_factory=lambda: [1, 1, 1, 1])
+    stage: Stage = Stage.WAIT
+    hand: str | None = None
+    ap: int = 0
+    open_kind: OpenKind = OpenKind.NONE
+    open_group: tuple[Pos, ...] = ()
+    open_colours: int = 0  # bit per colour used in the open Dry/Roast action
+    open_cells: frozenset[Pos] = frozenset()  # cells filled by the open Dry/Roast action
+    pending_fill: tuple[int, int, int, int] = (0, 0, 0, 0)  # scarce cubes held, to place
+    pending_group: tuple[Pos, ...] = ()
+    pending_deliver: Pos | None = None  # roast cell being emptied
+
+    def copy(self) -> PlayerState:
+        return PlayerState(
+            self.company,
+            self.area.copy(),
+            self.warehouse.copy(),
+            self.stage,
+            self.hand,
+            self.ap,
+            self.open_kind,
+            self.open_group,
+            self.open_colours,
+            self.open_cells,
+            self.pending_fill,
+            self.pending_group,
+            self.pending_deliver,
+        )
+
+    def close_action(self) -> None:
+        self.open_kind = OpenKind.NONE
+        self.open_group = ()
+        self.open_colours = 0
+        self.open_cells = frozenset()
+
+
+class CafeState(State):
+    game: CafeGame
+
+    def __init__(self, game: CafeGame, num_players: int, options: dict[str, Any]) -> None:
+        self.game = game
+        self.num_players = num_players
+        self.options = options
+        self.rng = Rng(0)
+        self.phase = Phase.DRAFT
+        self.round = 1
+        self.master = 0
+        self.deck: list[str] = []  # next card drawn is deck[-1]
+        self.removed: list[str] = []
+        self.discard: list[str] = []
+        self.display: list[str] = []
+        self.draft_order: list[int] = []
+        self.players: list[PlayerState] = []
+        self.supply = [CUBES_PER_COLOUR] * 4
+
+    # ==== set-up ===========================================================================
+    @classmethod
+    def new_game(cls, game: CafeGame, num_players: int, seed: int, options: dict[str, Any]) -> CafeState:
+        """Set-up, using the state's RNG in a fixed order: shuffle the plan cards, remove the
+        random extra cards, deal companies, choose the master."""
+        state = cls(game, num_players, options)
+        state.rng = Rng(seed)
+        deck = game.deck
+        plans = [c.id for c in deck.of_kind("plan") if num_players == 4 or not c.star]
+        state.removed = [c.id for c in deck.of_kind("plan") if c.star and num_players < 4]
+        state.rng.shuffle(plans)
+        extra = EXTRA_REMOVALS[num_players]
+        state.removed += plans[:extra]
+        state.deck = plans[extra:]
+        companies = [c.company or "" for c in deck.of_kind("start")]
+        state.rng.shuffle(companies)
+        for seat in range(num_players):
+            start = deck.start_card(companies[seat])
+            state.players.append(PlayerState(start.company or "", BusinessArea.starting(start)))
+        state.master = state.rng.randrange(num_players)
+        state._start_draft()
+        return state
+
+    def card(self, card_id: str) -> CardSpec:
+        return self.game.deck.card(card_id)
+
+    # ==== protocol =========================================================================
+    def current_seats(self) -> frozenset[int]:
+        if self.phase is Phase.DRAFT:
+            return frozenset(self.draft_order[:1])
+        if self.phase is Phase.TURNS:
+            return frozenset(
+                i for i, p in enumerate(self.players) if p.stage in (Stage.PLACE, Stage.ACT)
+            )
+        return frozenset()
+
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if seat not in self.current_seats():
+            return []
+        if self.phase is Phase.DRAFT:
+            return list(self._legal_takes(seat))
+        player = self.players[seat]
+        if player.stage is Stage.PLACE:
+            assert player.hand is not None
+            return [Place(r, c, k) for r, c, k in player.area.legal_placements(self.card(player.hand))]
+        return list(self._legal_steps(player))
+
+    def apply_unchecked(self, seat: int, action: Action) -> None:
+        _APPLY[type(action)](self, seat, action)
+
+    def clone(self) -> CafeState:
+        new = CafeState.__new__(CafeState)
+        new.game = self.game
+        new.num_players = self.num_players
+        new.options = self.options
+        new.rng = self.rng.clone()
+        new.phase = self.phase
+        new.round = self.round
+        new.master = self.master
+        new.deck = self.deck.copy()
+        new.removed = self.removed.copy()
+        new.discard = self.discard.copy()
+        new.display = self.display.copy()
+        new.draft_order = self.draft_order.copy()
+        new.players = [p.copy() for p in self.players]
+        new.supply = self.supply.copy()
+        return new
+
+    def to_json(self) -> dict[str, Any]:
+        from coffeetable.games.cafe.position import state_to_json
+
+        return state_to_json(self)
+
+    def render(self, seat: int | None = None) -> str:
+        from coffeetable.games.cafe.text import render_state
+
+        return render_state(self, seat)
+
+    # ==== draft ============================================================================
+    def _start_draft(self) -> None:
+        self.phase = Phase.DRAFT
+        for p in self.players:
+            p.stage = Stage.WAIT
+            p.hand = None
+            p.ap = 0
+            p.close_action()
+        self.display = []
+        self._refill_display()
+        n = self.num_players
+        self.draft_order = [(self.master + i) % n for i in range(1, n + 1)]
+        self._skip_empty_draft()
+
+    def _refill_display(self) -> None:
+        while len(self.display) < DISPLAY_SIZE and self.deck:
+            self.display.append(self.deck.pop())
+
+    def _skip_empty_draft(self) -> None:
+        # Only a hand-made position or a short custom deck can leave the display empty:
+        # those pickers get no card this round.
+        while self.draft_order and not self.display:
+            self.draft_order.pop(0)
+        if not self.draft_order:
+            self._start_turns()
+
+    def can_pay(self, seat: int) -> bool:
+        return any(self.players[seat].warehouse)
+
+    def card_is_free(self, seat: int, card: CardSpec) -> bool:
+        return not card.has_cup or self.players[seat].area.ships >= 2
+
+    def _legal_takes(self, seat: int) -> list[Take]:
+        warehouse = self.players[seat].warehouse
+        takes: list[Take] = []
+        for card_id in self.display:
+            card = self.card(card_id)
+            if self.card_is_free(seat, card):
+                takes.append(Take(card_id))
+            else:
+                takes.extend(Take(card_id, pay=c) for c in range(4) if warehouse[c] > 0)
+        if not takes:  # every card has a cup and the seat cannot pay: take one and discard it
+            takes = [Take(card_id, discard=True) for card_id in self.display]
+        return takes
+
+    def _apply_take(self, seat: int, action: Take) -> None:
+        player = self.players[seat]
+        self.display.remove(action.card)
+        if action.pay >= 0:
+            player.warehouse[action.pay] -= 1  # to the supply (Ruling S1: no supply change)
+        if action.discard:
+            self.discard.append(action.card)
+        else:
+            player.hand = action.card
+        self.draft_order.pop(0)
+        if self.draft_order:
+            self._refill_display()
+            self._skip_empty_draft()
+        else:
+            self.discard.extend(self.display)
+            self.display = []
+            self._start_turns()
+
+    # ==== placement ========================================================================
+    def _start_turns(self) -> None:
+        self.phase = Phase.TURNS
+        for seat, player in enumerate(self.players):
+            if player.hand is not None:
+                player.stage = Stage.PLACE
+            else:
+                self._begin_actions(seat)
+        self._end_round_if_done()
+
+    def _apply_place(self, seat: int, action: Place) -> None:
+        player = self.players[seat]
+        assert player.hand is not None
+        returned = player.area.place(self.card(player.hand), action.row, action.col, action.rotation)
+        for colour, n in enumerate(returned):
+            self.supply[colour] += n
+        player.hand = None
+        self._begin_actions(seat)
+        self._end_round_if_done()
+
+    def _begin_actions(self, seat: int) -> None:
+        player = self.players[seat]
+        player.stage = Stage.ACT
+        player.ap = min(MAX_AP, player.area.cups)
+        player.close_action()
+        self._finish_if_stuck(player)
+
+    # ==== actions ==========================================================================
+    def _legal_steps(self, player: PlayerState) -> list[CafeAction]:
+        area = player.area
+        if player.pending_deliver is not None:
+            return self._deliveries(player, player.pending_deliver)
+        if any(player.pending_fill):
+            cubes = area.cubes
+            return [
+                Fill(pos)
+                for pos in player.pending_group
+                if pos not in cubes and player.pending_fill[area.top[pos].colour] > 0
+            ]
+        steps: list[CafeAction] = []
+        if player.ap > 0:
+            steps.extend(self._produces(player))
+        steps.extend(self._transfers(player, OpenKind.DRY))
+        steps.extend(self._transfers(player, OpenKind.ROAST))
+        if player.ap > 0 or player.open_kind is OpenKind.DELIVER:
+            top = area.top
+            for pos in area.cubes:
+                if top[pos].kind is CellKind.ROAST:
+                    steps.extend(self._deliveries(player, pos))
+        top = area.top
+        steps.extend(Clear(pos) for pos in area.cubes if top[pos].kind in CLEARABLE)
+        steps.append(End())
+        return steps
+
+    def _produces(self, player: PlayerState) -> list[Produce]:
+        area = player.area
+        seen: set[tuple[Pos, ...]] = set()
+        out: list[Produce] = []
+        groups = area.groups()
+        top, cubes, supply = area.top, area.cubes, self.supply
+        for pos, cell in top.items():
+            if cell.kind is not CellKind.BEAN or pos in cubes or supply[cell.colour] == 0:
+                continue
+            group = groups[pos]
+            if group not in seen:
+                seen.add(group)
+                out.append(Produce(group[0]))
+        return out
+
+    def _transfers(self, player: PlayerState, kind: OpenKind) -> list[CafeAction]:
+        area = player.area
+        top, cubes, groups = area.top, area.cubes, area.groups()
+        target_kind = CellKind.DRY if kind is OpenKind.DRY else CellKind.ROAST
+        sources: dict[int, list[Pos]] = {}
+        for pos, (colour, _) in cubes.items():
+            k = top[pos].kind
+            if (k in BEAN_LIKE) if kind is OpenKind.DRY else (k is CellKind.DRY):
+                sources.setdefault(colour, []).append(pos)
+        if not sources:
+            return []
+        cls = Dry if kind is OpenKind.DRY else Roast
+        out: list[CafeAction] = []
+        can_start = player.ap > 0
+        for pos, cell in top.items():
+            if cell.kind is not target_kind:
+                continue
+            in_open = player.open_kind is kind and groups[pos] == player.open_group
+            held = cubes.get(pos)
+            if held is None:
+                for colour, srcs in sources.items():
+                    free = in_open and pos not in player.open_cells and not (
+                        player.open_colours >> colour & 1
+                    )
+                    if free or can_start:
+                        out.append(cls(pos, colour))
+                        if len(srcs) > 1:
+                            out.extend(cls(pos, colour, s) for s in sorted(srcs))
+            elif in_open and pos in player.open_cells and held[0] in sources:
+                srcs = sources[held[0]]
+                out.append(cls(pos, held[0]))
+                if len(srcs) > 1:
+                    out.extend(cls(pos, held[0], s) for s in sorted(srcs))
+        return out
+
+    def _deliveries(self, player: PlayerState, roast: Pos) -> list[CafeAction]:
+        colour = player.area.cubes[roast][0]
+        out: list[CafeAction] = [
+            Deliver(roast, shop.anchor) for shop in player.area.shops if shop.needs(colour) > 0
+        ]
+        out.append(Deliver(roast, None))
+        return out
+
+    def transfer_costs_ap(self, player: PlayerState, action: Dry | Roast) -> bool:
+        kind = OpenKind.DRY if isinstance(action, Dry) else OpenKind.ROAST
+        area = player.area
+        if player.open_kind is not kind or area.groups()[action.to] != player.open_group:
+            return True
+        if action.to in player.open_cells:
+            return action.to not in area.cubes  # refilling a cleared cell is a new action
+        return bool(player.open_colours >> action.colour & 1)
+
+    def _apply_produce(self, seat: int, action: Produce) -> None:
+        player = self.players[seat]
+        area = player.area
+        player.ap -= 1
+        player.close_action()
+        group = area.groups()[action.at]
+        empty: list[list[Pos]] = [[], [], [], []]
+        for pos in group:
+            cell = area.top[pos]
+            if cell.kind is CellKind.BEAN and pos not in area.cubes:
+                empty[cell.colour].append(pos)
+        held = [0, 0, 0, 0]
+        for colour, cells in enumerate(empty):
+            if not cells:
+                continue
+            if self.supply[colour] >= len(cells):
+                for pos in cells:
+                    area.cubes[pos] = (colour, 1)
+                self.supply[colour] -= len(cells)
+            else:  # short: the seat chooses which cells get the cubes left (fill steps)
+                held[colour] = self.supply[colour]
+                self.supply[colour] = 0
+        if any(held):
+            player.pending_fill = (held[0], held[1], held[2], held[3])
+            player.pending_group = group
+        self._after_step(seat)
+
+    def _apply_fill(self, seat: int, action: Fill) -> None:
+        player = self.players[seat]
+        colour = player.area.top[action.at].colour
+        player.area.cubes[action.at] = (colour, 1)
+        held = list(player.pending_fill)
+        held[colour] -= 1
+        player.pending_fill = (held[0], held[1], held[2], held[3])
+        if not any(held):
+            player.pending_group = ()
+        self._after_step(seat)
+
+    def _apply_transfer(self, seat: int, action: Dry | Roast) -> None:
+        player = self.players[seat]
+        area = player.area
+        kind = OpenKind.DRY if isinstance(action, Dry) else OpenKind.ROAST
+        if self.transfer_costs_ap(player, action):
+            player.ap -= 1
+            player.close_action()
+            player.open_kind = kind
+            player.open_group = area.groups()[action.to]
+        player.open_colours |= 1 << action.colour
+        player.open_cells = player.open_cells | {action.to}
+        if action.source is not None:
+            srcs = [action.source]
+        else:
+            top = area.top
+            srcs = [
+                pos
+                for pos, (colour, _) in area.cubes.items()
+                if colour == action.colour
+                and ((top[pos].kind in BEAN_LIKE) if kind is OpenKind.DRY else top[pos].kind is CellKind.DRY)
+            ]
+        moved = sum(area.cubes.pop(pos)[1] for pos in srcs)
+        before = area.cubes.get(action.to, (action.colour, 0))[1]
+        area.cubes[action.to] = (action.colour, before + moved)
+        self._after_step(seat)
+
+    def _apply_deliver(self, seat: int, action: Deliver) -> None:
+        player = self.players[seat]
+        area = player.area
+        if player.pending_deliver is None and player.open_kind is not OpenKind.DELIVER:
+            player.ap -= 1
+            player.close_action()
+            player.open_kind = OpenKind.DELIVER
+        colour, n = area.cubes[action.source]
+        if n > 1:
+            area.cubes[action.source] = (colour, n - 1)
+            player.pending_deliver = action.source
+        else:
+            del area.cubes[action.source]
+            player.pending_deliver = None
+        if action.to is None:
+            player.warehouse[colour] += 1
+            self.supply[colour] += 1  # off the cells; warehouse cubes do not count (Ruling S1)
+        else:
+            sid = area.shop_at[action.to]
+            shop = area.shops[sid]
+            cubes = list(shop.cubes)
+            cubes[colour] += 1
+            area.shops[sid] = replace(shop, cubes=(cubes[0], cubes[1], cubes[2], cubes[3]))
+        self._after_step(seat)
+
+    def _apply_clear(self, seat: int, action: Clear) -> None:
+        player = self.players[seat]
+        colour, n = player.area.cubes.pop(action.at)
+        self.supply[colour] += n
+        self._after_step(seat)
+
+    def _apply_end(self, seat: int, action: End) -> None:
+        player = self.players[seat]
+        player.stage = Stage.DONE
+        player.close_action()
+        self._end_round_if_done()
+
+    def _after_step(self, seat: int) -> None:
+        self._finish_if_stuck(self.players[seat])
+        self._end_round_if_done()
+
+    def _finish_if_stuck(self, player: PlayerState) -> None:
+        """A turn ends at 0 AP unless a started action can still be continued."""
+        if player.ap > 0 or player.pending_deliver is not None or any(player.pending_fill):
+            return
+        if player.open_kind is not OpenKind.NONE and any(
+            not isinstance(step, Clear | End) for step in self._legal_steps(player)
+        ):
+            return
+        player.stage = Stage.DONE
+        player.close_action()
+
+    def _end_round_if_done(self) -> None:
+        if self.phase is not Phase.TURNS or any(p.stage is not Stage.DONE for p in self.players):
+            return
+        if self.round >= ROUNDS:
+            self.phase = Phase.OVER
+            return
+        self.round += 1
+        self.master = (self.master + 1) % self.num_players
+        self._start_draft()
+
+    # ==== canonical spellings and explanations ============================================
+    def canonical_action(self, seat: int, action: Action) -> Action:
+        if not 0 <= seat < self.num_players:
+            return action
+        area = self.players[seat].area
+        if isinstance(action, Produce) and action.at in area.groups():
+            return Produce(area.groups()[action.at][0])
+        if isinstance(action, Deliver) and action.to is not None and action.to in area.shop_at:
+            return Deliver(action.source, area.shops[area.shop_at[action.to]].anchor)
+        if isinstance(action, Dry | Roast) and action.source is not None:
+            holders = [
+                pos
+                for pos, (colour, _) in area.cubes.items()
+                if colour == action.colour and self._is_source(area, pos, action)
+            ]
+            if holders == [action.source]:  # the only source: same move as the plain form
+                return type(action)(action.to, action.colour)
+        return action
+
+    @staticmethod
+    def _is_source(area: BusinessArea, pos: Pos, action: Dry | Roast) -> bool:
+        kind = area.top[pos].kind
+        return kind in BEAN_LIKE if isinstance(action, Dry) else kind is CellKind.DRY
+
+    def explain_illegal(self, seat: int, action: Action) -> str:
+        from coffeetable.games.cafe.explain import explain
+
+        return explain(self, seat, action)
+
+    # ==== scoring ==========================================================================
+    def scores(self) -> list[ScoreBreakdown]:
+        return [self.score(seat) for seat in range(self.num_players)]
+
+    def score(self, seat: int) -> ScoreBreakdown:
+        player = self.players[seat]
+        area = player.area
+        shops = sum(shop.spec.vp for shop in area.shops if shop.complete)
+        low, second = sorted(player.warehouse)[:2]
+        total = shops + 2 * low + second
+        roast = area.cubes_on(frozenset({CellKind.ROAST}))
+        dry = area.cubes_on(frozenset({CellKind.DRY}))
+        label = solo_rating(total) if self.num_players == 1 else None
+        return ScoreBreakdown(
+            total=total,
+            parts=(("shops", shops), ("warehouse lowest x2", 2 * low), ("warehouse second x1", second)),
+            tiebreak=(roast, dry),
+            label=label,
+        )
+
+    # ==== helpers for tools ================================================================
+    def cubes_on_cells(self) -> list[int]:
+        out = [0, 0, 0, 0]
+        for p in self.players:
+            for colour, n in enumerate(p.area.cubes_by_colour()):
+                out[colour] += n
+            for colour, n in enumerate(p.pending_fill):
+                out[colour] += n
+        return out
+
+
+def solo_rating(total: int) -> str:
+    for threshold, label in SOLO_RATINGS:
+        if total >= threshold:
+            return label
+    return SOLO_RATINGS[-1][1]
+
+
+def colour_name(colour: int) -> str:
+    return f"{COLOUR_NAMES[colour]} ({COLOURS[colour]})"
+
+
+_APPLY: dict[type, Any] = {
+    Take: CafeState._apply_take,
+    Place: CafeState._apply_place,
+    Produce: CafeState._apply_produce,
+    Fill: CafeState._apply_fill,
+    Dry: CafeState._apply_transfer,
+    Roast: CafeState._apply_transfer,
+    Deliver: CafeState._apply_deliver,
+    Clear: CafeState._apply_clear,
+    End: CafeState._apply_end,
+}
+
+__all__ = ["ROTATIONS", "CafeState", "Phase", "PlayerState", "Stage", "format_pos"]
