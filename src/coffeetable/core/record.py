@@ -41,12 +41,11 @@ class GameRecord:
     actions: list[tuple[int, str]] = field(default_factory=list)
 
     # --- building -----------------------------------------------------------------------
-    def new_state(self) -> State:
-        return find_game(self.game).new_initial_state(len(self.seats), self.seed, self.options)
+    def replay(self, upto: int | None = None, game: Game | None = None) -> State:
+        """The state after the first `upto` actions (all by default), checked at each step.
 
-    def replay(self, upto: int | None = None) -> State:
-        """The state after the first `upto` actions (all by default), checked at each step."""
-        game = find_game(self.game)
+        `game` overrides the registered game (e.g. Café with another deck)."""
+        game = game or find_game(self.game)
         state = game.new_initial_state(len(self.seats), self.seed, self.options)
         count = len(self.actions) if upto is None else upto
         for index, (seat, text) in enumerate(self.actions[:count]):
@@ -130,19 +129,20 @@ def read_json_file(path: str | Path) -> Any:
         ) from None
 
 
-def load_state_or_record(data: Any) -> tuple[State, GameRecord | None]:
+def load_state_or_record(data: Any, game: Game | None = None) -> tuple[State, GameRecord | None]:
     """Interpret a parsed JSON document as a record (replayed) or a position."""
     if not isinstance(data, Mapping):
         raise DataError("expected a JSON object (a game record or a position)")
     fmt = data.get("format")
     if fmt == RECORD_FORMAT:
         record = GameRecord.from_json(data)
-        return record.replay(), record
+        return record.replay(game=game), record
     if fmt == POSITION_FORMAT:
         game_name = data.get("game")
         if not isinstance(game_name, str):
             raise DataError("a position needs a 'game' field naming the game")
-        game: Game = find_game(game_name)
+        if game is None or game.info.name != game_name:
+            game = find_game(game_name)
         return game.state_from_json(dict(data)), None
     raise DataError(
         f"unknown file format {fmt!r}; expected {RECORD_FORMAT!r} or {POSITION_FORMAT!r}"

@@ -1,0 +1,64 @@
+"""`coffeetable inspect FILE`: who is to move, their legal actions, scores, result."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from coffeetable.cli.main import game_for
+from coffeetable.core.game import State
+from coffeetable.core.record import GameRecord, load_state_or_record, read_json_file
+
+
+def describe(state: State, record: GameRecord | None) -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "game": state.game.info.name,
+        "kind": "record" if record else "position",
+        "over": state.is_over(),
+        "to_move": {
+            str(seat): [a.notation() for a in state.legal_actions(seat)]
+            for seat in sorted(state.current_seats())
+        },
+        "scores": [s.to_json() for s in state.scores()],
+    }
+    if record is not None:
+        info.update(options=record.options, seats=record.seats, seed=record.seed, actions=len(record.actions))
+    if state.is_over():
+        info["winners"] = state.winners()
+    return info
+
+
+def inspect_file(path: str, deck: str | None, as_json: bool) -> int:
+    data = read_json_file(path)
+    game = None
+    if deck is not None:
+        game = game_for(data.get("game", "cafe") if isinstance(data, dict) else "cafe", deck)
+    state, record = load_state_or_record(data, game)
+    info = describe(state, record)
+    if as_json:
+        print(json.dumps(info, indent=2, ensure_ascii=False))
+        return 0
+    lines = [f"{path}: {state.game.info.title} {info['kind']}"]
+    if record is not None:
+        lines.append(
+            f"seats: {', '.join(record.seats)}; seed {record.seed}; options {record.options or 'none'}; "
+            f"{len(record.actions)} actions"
+        )
+    lines.append(state.render())
+    if state.is_over():
+        lines.append("\nGame over.")
+    else:
+        for seat, moves in info["to_move"].items():
+            lines.append(f"\nSeat {seat} to move; {len(moves)} legal actions:")
+            lines.extend(f"  {m}" for m in moves)
+    lines.append("\nScores" + (" (final)" if state.is_over() else " if the game ended now") + ":")
+    for seat, score in enumerate(state.scores()):
+        parts = ", ".join(f"{name} {pts}" for name, pts in score.parts)
+        label = f" — {score.label}" if score.label else ""
+        tiebreak = f" (tie-break {', '.join(map(str, score.tiebreak))})" if score.tiebreak else ""
+        lines.append(f"  seat {seat}: {score.total} = {parts}{tiebreak}{label}")
+    if state.is_over():
+        winners = info["winners"]
+        lines.append(f"Winner{'s' if len(winners) > 1 else ''}: seat {', '.join(map(str, winners))}")
+    print("\n".join(lines))
+    return 0

@@ -1,0 +1,135 @@
+"""The `coffeetable` command line: play, sim, inspect, deck check.
+
+Every error a user can cause prints one line starting with "error:" and exits with code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from coffeetable.core.errors import CoffeetableError, DataError
+from coffeetable.core.game import Game
+from coffeetable.core.registry import find_game, game_names
+
+EXIT_USAGE = 2
+
+
+def game_for(name: str, deck_path: str | None) -> Game:
+    """The named game; Café with another deck when --deck is given."""
+    game = find_game(name)
+    if deck_path is None:
+        return game
+    if game.info.name != "cafe":
+        raise DataError(f"--deck applies to Café only, not {game.info.title}")
+    from coffeetable.games.cafe import CafeGame, load_deck
+
+    return CafeGame(load_deck(deck_path))
+
+
+def _add_common(p: argparse.ArgumentParser, game: bool = True) -> None:
+    if game:
+        p.add_argument("game", help=f"game name ({', '.join(game_names())})")
+    p.add_argument("--deck", metavar="FILE", help="Café: play with this deck file instead of the default")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="coffeetable", description="Play and study Café (and soon Coffee Rush)."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    play = sub.add_parser("play", help="play in the terminal (hotseat and/or against bots)")
+    _add_common(play)
+    play.add_argument("--players", type=int, default=2, help="number of players (default 2)")
+    play.add_argument("--bots", type=int, default=0, help="how many of the last seats the random bot plays")
+    play.add_argument("--seed", type=int, default=None, help="seed for set-up (default: random)")
+    play.add_argument("--record", metavar="FILE", help="write the game record here at the end")
+
+    sim = sub.add_parser("sim", help="bot-vs-bot games with statistics")
+    _add_common(sim)
+    sim.add_argument("--players", type=int, default=2)
+    sim.add_argument("--games", type=int, default=100)
+    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--json", action="store_true", help="print the statistics as JSON")
+
+    inspect = sub.add_parser("inspect", help="show a game record or position: moves, scores, result")
+    inspect.add_argument("file", help="a game record or position (JSON)")
+    inspect.add_argument("--deck", metavar="FILE", help="Café: the deck the game was played with")
+    inspect.add_argument("--json", action="store_true")
+
+    deck = sub.add_parser("deck", help="deck files")
+    deck_sub = deck.add_subparsers(dest="deck_command", required=True, metavar="SUBCOMMAND")
+    check = deck_sub.add_parser("check", help="validate a Café deck file")
+    check.add_argument("file")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handlers: dict[str, Callable[[argparse.Namespace], int]] = {
+        "play": _play,
+        "sim": _sim,
+        "inspect": _inspect,
+        "deck": _deck,
+    }
+    try:
+        return handlers[args.command](args)
+    except CoffeetableError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from coffeetable.cli.play import play
+
+    return play(game_for(args.game, args.deck), args.players, args.bots, args.seed, args.record)
+
+
+def _sim(args: argparse.Namespace) -> int:
+    from coffeetable.cli.sim import run_sim
+
+    if args.games < 1:
+        raise DataError("--games must be at least 1")
+    stats = run_sim(game_for(args.game, args.deck), args.players, args.games, args.seed)
+    if args.json:
+        print(json.dumps(stats, indent=2))
+    else:
+        from coffeetable.cli.sim import format_stats
+
+        print(format_stats(stats))
+    return 0
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    from coffeetable.cli.inspect import inspect_file
+
+    return inspect_file(args.file, args.deck, args.json)
+
+
+def _deck(args: argparse.Namespace) -> int:
+    from coffeetable.games.cafe.deck import load_deck
+
+    deck = load_deck(args.file)
+    kinds: dict[str, Any] = {}
+    for card in deck.cards:
+        kinds[card.kind] = kinds.get(card.kind, 0) + 1
+    stars = sum(1 for c in deck.cards if c.star)
+    counts = ", ".join(f"{n} {k}" for k, n in kinds.items())
+    print(f"{args.file}: valid Café deck {deck.name!r} (version {deck.version}): {counts}; {stars} star cards")
+    if "espresso" not in kinds:
+        print("note: no espresso cards; the Espresso expansion cannot be played with this deck")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
