@@ -22,7 +22,12 @@ def describe(state: State, record: GameRecord | None) -> dict[str, Any]:
         "scores": [s.to_json() for s in state.scores()],
     }
     if record is not None:
-        info.update(options=record.options, seats=record.seats, seed=record.seed, actions=len(record.actions))
+        info.update(
+            options=record.options,
+            seats=record.seats,
+            seed=record.seed,
+            actions=len(record.actions),
+        )
     if state.is_over():
         info["winners"] = state.winners()
     return info
@@ -59,6 +64,8 @@ def inspect_file(path: str, deck: str | None, as_json: bool) -> int:
         lines.append(f"  seat {seat}: {score.total} = {parts}{tiebreak}{label}")
     if state.is_over():
         winners = info["winners"]
-        lines.append(f"Winner{'s' if len(winners) > 1 else ''}: seat {', '.join(map(str, winners))}")
+        lines.append(
+            f"Winner{'s' if len(winners) > 1 else ''}: seat {', '.join(map(str, winners))}"
+        )
     print("\n".join(lines))
     return 0

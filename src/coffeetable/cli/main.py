@@ -33,7 +33,9 @@ def game_for(name: str, deck_path: str | None) -> Game:
 def _add_common(p: argparse.ArgumentParser, game: bool = True) -> None:
     if game:
         p.add_argument("game", help=f"game name ({', '.join(game_names())})")
-    p.add_argument("--deck", metavar="FILE", help="Café: play with this deck file instead of the default")
+    p.add_argument(
+        "--deck", metavar="FILE", help="Café: play with this deck file instead of the default"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,7 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play in the terminal (hotseat and/or against bots)")
     _add_common(play)
     play.add_argument("--players", type=int, default=2, help="number of players (default 2)")
-    play.add_argument("--bots", type=int, default=0, help="how many of the last seats the random bot plays")
+    play.add_argument(
+        "--bots", type=int, default=0, help="how many of the last seats the random bot plays"
+    )
     play.add_argument("--seed", type=int, default=None, help="seed for set-up (default: random)")
     play.add_argument("--record", metavar="FILE", help="write the game record here at the end")
 
@@ -56,7 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=0)
     sim.add_argument("--json", action="store_true", help="print the statistics as JSON")
 
-    inspect = sub.add_parser("inspect", help="show a game record or position: moves, scores, result")
+    inspect = sub.add_parser(
+        "inspect", help="show a game record or position: moves, scores, result"
+    )
     inspect.add_argument("file", help="a game record or position (JSON)")
     inspect.add_argument("--deck", metavar="FILE", help="Café: the deck the game was played with")
     inspect.add_argument("--json", action="store_true")
@@ -125,7 +131,9 @@ def _deck(args: argparse.Namespace) -> int:
         kinds[card.kind] = kinds.get(card.kind, 0) + 1
     stars = sum(1 for c in deck.cards if c.star)
     counts = ", ".join(f"{n} {k}" for k, n in kinds.items())
-    print(f"{args.file}: valid Café deck {deck.name!r} (version {deck.version}): {counts}; {stars} star cards")
+    print(
+        f"{args.file}: valid Café deck {deck.name!r} (version {deck.version}): {counts}; {stars} star cards"
+    )
     if "espresso" not in kinds:
         print("note: no espresso cards; the Espresso expansion cannot be played with this deck")
     return 0

@@ -32,7 +32,9 @@ def play(game: Game, players: int, bots: int, seed: int | None, record_path: str
     seats = [f"human:{i}" if i < humans else "bot:random" for i in range(players)]
     record = GameRecord(game=game.info.name, seats=seats, seed=seed, options=options)
     bot_of = {i: RandomBot(seed=seed * 8 + i) for i in range(humans, players)}
-    print(f"{game.info.title}, {players} players, seed {seed}. Type ? for your legal moves, 'help' for commands.")
+    print(
+        f"{game.info.title}, {players} players, seed {seed}. Type ? for your legal moves, 'help' for commands."
+    )
     shown_for: int | None = None
     while not state.is_over():
         seat = min(state.current_seats())

@@ -98,7 +98,7 @@ class GameRecord:
                 or isinstance(item[0], bool)
                 or not isinstance(item[1], str)
             ):
-                raise DataError(f"action #{i} must be [seat, \"notation\"], got {item!r}")
+                raise DataError(f'action #{i} must be [seat, "notation"], got {item!r}')
             actions.append((item[0], item[1]))
         return cls(game=game, seats=list(seats), seed=seed, options=dict(options), actions=actions)
 

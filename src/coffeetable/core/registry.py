@@ -34,9 +34,7 @@ def find_game(name: str) -> Game:
     """The game registered under `name` (with its default data)."""
     key = name.strip().lower()
     if key not in _FACTORIES:
-        raise UnknownGameError(
-            f"unknown game {name!r}; known games: {', '.join(game_names())}"
-        )
+        raise UnknownGameError(f"unknown game {name!r}; known games: {', '.join(game_names())}")
     if key not in _CACHE:
         module_name, _, class_name = _FACTORIES[key].partition(":")
         cls = getattr(importlib.import_module(module_name), class_name)

@@ -173,17 +173,23 @@ def parse_action(text: str) -> CafeAction:
             if len(args) != 1:
                 raise NotationError(f"write '{verb} ROW,COL'")
             pos = parse_pos(args[0])
-            return Produce(pos) if verb == "produce" else Fill(pos) if verb == "fill" else Clear(pos)
+            return (
+                Produce(pos) if verb == "produce" else Fill(pos) if verb == "fill" else Clear(pos)
+            )
         if verb in ("dry", "roast"):
             cls = Dry if verb == "dry" else Roast
             if len(args) == 2:
                 return cls(parse_pos(args[0]), _colour(args[1]))
             if len(args) == 4 and args[2].lower() == "from":
                 return cls(parse_pos(args[0]), _colour(args[1]), parse_pos(args[3]))
-            raise NotationError(f"write '{verb} ROW,COL COLOUR' or '{verb} ROW,COL COLOUR from ROW,COL'")
+            raise NotationError(
+                f"write '{verb} ROW,COL COLOUR' or '{verb} ROW,COL COLOUR from ROW,COL'"
+            )
         if verb == "deliver":
             if len(args) != 3 or args[1] != ">":
-                raise NotationError("write 'deliver ROW,COL > ROW,COL' (a shop) or 'deliver ROW,COL > wh'")
+                raise NotationError(
+                    "write 'deliver ROW,COL > ROW,COL' (a shop) or 'deliver ROW,COL > wh'"
+                )
             dest = None if args[2].lower() == "wh" else parse_pos(args[2])
             return Deliver(parse_pos(args[0]), dest)
         if verb == "end" and not args:

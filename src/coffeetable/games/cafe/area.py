@@ -7,8 +7,7 @@ cards are only ever placed on top, so a covered cell can never matter again.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from coffeetable.games.cafe.deck import (
     BEAN_LIKE,
@@ -49,6 +48,10 @@ ROTATIONS = tuple(rotated_cells(k) for k in range(4))
 FOOTPRINTS = tuple(tuple((dr, dc) for dr, dc, _, _ in cells) for cells in ROTATIONS)
 
 
+#: Action families: cells of one family that touch orthogonally form one group.
+_FAMILY = {kind: 1 for kind in BEAN_LIKE} | {CellKind.DRY: 2, CellKind.ROAST: 3}
+
+
 @dataclass(frozen=True, slots=True)
 class AreaShop:
     """A shop placed in an area. `available` is False once any of its cells is covered."""
@@ -82,7 +85,7 @@ class Placement:
 class BusinessArea:
     """Mutable; `copy()` is cheap (cells are immutable specs, cubes are small tuples)."""
 
-    __slots__ = ("_groups", "cards", "cubes", "cups", "shop_at", "shops", "ships", "top")
+    __slots__ = ("_groups", "_kinds", "cards", "cubes", "cups", "ships", "shop_at", "shops", "top")
 
     def __init__(self) -> None:
         self.top: dict[Pos, CellSpec] = {}
@@ -93,6 +96,7 @@ class BusinessArea:
         self.cups = 0
         self.ships = 0
         self._groups: dict[Pos, tuple[Pos, ...]] | None = None
+        self._kinds: dict[CellKind, list[Pos]] | None = None
 
     def copy(self) -> BusinessArea:
         new = BusinessArea.__new__(BusinessArea)
@@ -103,7 +107,8 @@ class BusinessArea:
         new.cards = self.cards.copy()
         new.cups = self.cups
         new.ships = self.ships
-        new._groups = self._groups  # immutable once built; placement replaces it
+        new._groups = self._groups  # never mutated once built; a placement replaces them
+        new._kinds = self._kinds
         return new
 
     # --- building -------------------------------------------------------------------------
@@ -114,19 +119,21 @@ class BusinessArea:
         return area
 
     def set_cell(self, pos: Pos, cell: CellSpec, shop_id: int = -1) -> None:
-        """Put a cell on top at `pos` (positions and hand-written areas use this)."""
+        """Put a cell on top at `pos`; a shop cell belongs to area shop `shop_id`."""
         self.top[pos] = cell
-        if cell.kind is CellKind.SHOP:
+        if shop_id >= 0:
             self.shop_at[pos] = shop_id
         else:
             self.shop_at.pop(pos, None)
         self._groups = None
+        self._kinds = None
 
     def recount(self) -> None:
         kinds = [cell.kind for cell in self.top.values()]
         self.cups = kinds.count(CellKind.CUP)
         self.ships = kinds.count(CellKind.SHIP)
         self._groups = None
+        self._kinds = None
 
     # --- placement ------------------------------------------------------------------------
     def placement_coverage(self, row: int, col: int, rotation: int) -> tuple[int, int]:
@@ -143,45 +150,61 @@ class BusinessArea:
 
     def legal_placements(self, card: CardSpec) -> list[tuple[int, int, int]]:
         """Every (row, col, rotation) where the card covers 2-4 visible cells and at least
-        one cup stays visible afterwards."""
+        one cup stays visible afterwards, in a fixed order (footprint shape, row, column).
+
+        Counts covered cells (and cups) with 2-D prefix sums over the bounding box grown by
+        the card's size, so each candidate position costs a few lookups."""
         if not self.top:
             return []
         rows = [r for r, _ in self.top]
         cols = [c for _, c in self.top]
-        min_r, max_r, min_c, max_c = min(rows), max(rows), min(cols), max(cols)
+        pad = COLS  # a footprint reaching the area has its top-left at most 2 cells outside
+        r0, c0 = min(rows) - pad, min(cols) - pad
+        height, width = max(rows) - r0 + 1 + pad, max(cols) - c0 + 1 + pad
         card_has_cup = card.has_cup
+        occ = [[0] * (width + 1) for _ in range(height + 1)]
+        cup = [[0] * (width + 1) for _ in range(height + 1)]
+        cup_kind = CellKind.CUP
+        for (r, c), cell in self.top.items():
+            occ[r - r0 + 1][c - c0 + 1] = 1
+            if cell.kind is cup_kind:
+                cup[r - r0 + 1][c - c0 + 1] = 1
+        for grid in (occ,) if card_has_cup else (occ, cup):
+            for i in range(1, height + 1):
+                row, above = grid[i], grid[i - 1]
+                run = 0
+                for j in range(1, width + 1):
+                    run += row[j]
+                    row[j] = above[j] + run
         cups_now = self.cups
-        top = self.top
-        cup = CellKind.CUP
+        lo, hi = -COORD_LIMIT, COORD_LIMIT
         out: list[tuple[int, int, int]] = []
-        for shape in (0, 1):
-            footprint = FOOTPRINTS[shape]
-            height = 1 + max(dr for dr, _ in footprint)
-            width = 1 + max(dc for _, dc in footprint)
-            lo_r = max(min_r - height + 1, -COORD_LIMIT)
-            hi_r = min(max_r, COORD_LIMIT - height)
-            lo_c = max(min_c - width + 1, -COORD_LIMIT)
-            hi_c = min(max_c, COORD_LIMIT - width)
-            for r in range(lo_r, hi_r + 1):
-                for c in range(lo_c, hi_c + 1):
-                    covered = cups = 0
-                    for dr, dc in footprint:
-                        cell = top.get((r + dr, c + dc))
-                        if cell is not None:
-                            covered += 1
-                            if cell.kind is cup:
-                                cups += 1
-                    if 2 <= covered <= 4 and (card_has_cup or cups_now > cups):
+        for shape, (h, w) in ((0, (ROWS, COLS)), (1, (COLS, ROWS))):
+            for i in range(height - h + 1):
+                top_occ, bottom_occ = occ[i], occ[i + h]
+                top_cup, bottom_cup = cup[i], cup[i + h]
+                r = i + r0
+                if r < lo or r + h > hi:
+                    continue
+                for j in range(width - w + 1):
+                    covered = bottom_occ[j + w] - top_occ[j + w] - bottom_occ[j] + top_occ[j]
+                    if covered < 2 or covered > 4:
+                        continue
+                    if not card_has_cup:
+                        cups = bottom_cup[j + w] - top_cup[j + w] - bottom_cup[j] + top_cup[j]
+                        if cups >= cups_now:
+                            continue
+                    c = j + c0
+                    if lo <= c and c + w <= hi:
                         out.append((r, c, shape))
                         out.append((r, c, shape + 2))
-        out.sort()
         return out
 
     def place(self, card: CardSpec, row: int, col: int, rotation: int) -> list[int]:
         """Put `card` on top. Returns the cubes (per colour) that go back to the supply from
         covered cells and from shops that lost a cell."""
         returned = [0, 0, 0, 0]
-        shop_ids: dict[str, int] = {}
+        new_shop_cells: dict[str, list[Pos]] = {}
         for dr, dc, cr, cc in ROTATIONS[rotation]:
             pos = (row + dr, col + dc)
             old = self.top.get(pos)
@@ -195,19 +218,18 @@ class BusinessArea:
                     if shop.available:
                         for colour, n in enumerate(shop.cubes):
                             returned[colour] += n
-                        self.shops[sid] = replace(shop, cubes=(0, 0, 0, 0), available=False)
+                        self.shops[sid] = AreaShop(
+                            shop.spec, shop.cells, (0, 0, 0, 0), False, shop.card
+                        )
             cell = card.cells[cr][cc]
             if cell.kind is CellKind.SHOP:
-                if cell.shop not in shop_ids:
-                    shop_ids[cell.shop] = len(self.shops)
-                    self.shops.append(AreaShop(spec=card.shops[cell.shop], cells=(), card=card.id))
-                sid = shop_ids[cell.shop]
-                shop = self.shops[sid]
-                self.shops[sid] = replace(shop, cells=(*shop.cells, pos))
-            self.set_cell(pos, cell, shop_ids.get(cell.shop, -1))
-        for sid in shop_ids.values():
-            shop = self.shops[sid]
-            self.shops[sid] = replace(shop, cells=tuple(sorted(shop.cells)))
+                new_shop_cells.setdefault(cell.shop, []).append(pos)
+            self.set_cell(pos, cell)
+        for key, cells in new_shop_cells.items():
+            sid = len(self.shops)
+            self.shops.append(AreaShop(card.shops[key], tuple(sorted(cells)), card=card.id))
+            for pos in cells:
+                self.shop_at[pos] = sid
         self.cards.append(Placement(card.id, row, col, rotation))
         self.recount()
         return returned
@@ -220,30 +242,17 @@ class BusinessArea:
         return self._groups
 
     def _build_groups(self) -> dict[Pos, tuple[Pos, ...]]:
-        def family(kind: CellKind) -> int:
-            if kind in BEAN_LIKE:
-                return 1
-            if kind is CellKind.DRY:
-                return 2
-            if kind is CellKind.ROAST:
-                return 3
-            return 0
-
         top = self.top
+        family = {pos: _FAMILY.get(cell.kind, 0) for pos, cell in top.items()}
         out: dict[Pos, tuple[Pos, ...]] = {}
-        for start, cell in top.items():
-            fam = family(cell.kind)
+        for start, fam in family.items():
             if fam == 0 or start in out:
                 continue
             members = [start]
             seen = {start}
-            i = 0
-            while i < len(members):
-                r, c = members[i]
-                i += 1
+            for r, c in members:  # grows while iterating: a breadth-first flood fill
                 for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                    other = top.get(nb)
-                    if nb not in seen and other is not None and family(other.kind) == fam:
+                    if nb not in seen and family.get(nb) == fam:
                         seen.add(nb)
                         members.append(nb)
             group = tuple(sorted(members))
@@ -252,8 +261,14 @@ class BusinessArea:
         return out
 
     # --- queries --------------------------------------------------------------------------
-    def cells_of(self, kind: CellKind) -> Iterator[Pos]:
-        return (pos for pos, cell in self.top.items() if cell.kind is kind)
+    def cells_of(self, kind: CellKind) -> list[Pos]:
+        """Visible cells of one kind, in row-major order (cached until the next placement)."""
+        if self._kinds is None:
+            kinds: dict[CellKind, list[Pos]] = {}
+            for pos in sorted(self.top):
+                kinds.setdefault(self.top[pos].kind, []).append(pos)
+            self._kinds = kinds
+        return self._kinds.get(kind, [])
 
     def cubes_on(self, kinds: frozenset[CellKind]) -> int:
         top = self.top

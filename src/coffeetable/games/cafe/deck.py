@@ -10,7 +10,7 @@ import hashlib
 import tomllib
 from dataclasses import dataclass, field
 from enum import IntEnum
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,9 @@ class CellKind(IntEnum):
 #: Cells that Produce fills (bean groups are made of these).
 BEAN_LIKE = frozenset({CellKind.BEAN, CellKind.SUPPLY, CellKind.BONUS})
 #: Cells whose cubes may be cleared for free.
-CLEARABLE = frozenset({CellKind.BEAN, CellKind.SUPPLY, CellKind.BONUS, CellKind.DRY, CellKind.ROAST})
+CLEARABLE = frozenset(
+    {CellKind.BEAN, CellKind.SUPPLY, CellKind.BONUS, CellKind.DRY, CellKind.ROAST}
+)
 EXPANSION_KINDS = frozenset({CellKind.ESPRESSO, CellKind.SUPPLY, CellKind.CAKE, CellKind.BONUS})
 _SIMPLE_TOKENS = {
     "empty": CellKind.EMPTY,
@@ -59,7 +61,9 @@ _SIMPLE_TOKENS = {
 def colour_index(letter: str) -> int:
     i = COLOURS.find(letter.upper()) if len(letter) == 1 else -1
     if i < 0:
-        raise DataError(f"unknown colour {letter!r}; colours are Y (yellow), B (brown), G (green), R (red)")
+        raise DataError(
+            f"unknown colour {letter!r}; colours are Y (yellow), B (brown), G (green), R (red)"
+        )
     return i
 
 
@@ -106,7 +110,9 @@ class CellSpec:
             return cls(_SIMPLE_TOKENS[token])
         head, sep, tail = token.partition("-")
         if sep and head in ("bean", "bonus") and len(tail) == 1 and tail in COLOURS:
-            return cls(CellKind.BEAN if head == "bean" else CellKind.BONUS, colour=COLOURS.index(tail))
+            return cls(
+                CellKind.BEAN if head == "bean" else CellKind.BONUS, colour=COLOURS.index(tail)
+            )
         if sep and head == "shop" and len(tail) == 1 and tail.isalpha() and tail.islower():
             return cls(CellKind.SHOP, shop=tail)
         if sep and head == "cake" and tail.isdigit() and 1 <= int(tail) <= 9:
@@ -145,7 +151,7 @@ class CardSpec:
     star: bool = False
     reconstructed: bool = True
 
-    @property
+    @cached_property
     def has_cup(self) -> bool:
         """A card 'shows a cup icon' (must be bought) when it has a cup cell (Ruling C1)."""
         return any(cell.kind is CellKind.CUP for row in self.cells for cell in row)
@@ -288,7 +294,9 @@ def _read_card(rc: Any, where: str) -> CardSpec:
         raise DataError(f"{where}: 'star' must be true/false, and only plan cards carry a star")
     reconstructed = rc.get("reconstructed")
     if not isinstance(reconstructed, bool):
-        raise DataError(f"{where}: 'reconstructed' (true/false) is required: say where the card comes from")
+        raise DataError(
+            f"{where}: 'reconstructed' (true/false) is required: say where the card comes from"
+        )
     rows = rc.get("cells")
     if (
         not isinstance(rows, list)
@@ -342,7 +350,9 @@ def _read_shop(rs: Any, where: str) -> ShopSpec:
     return ShopSpec(city=city, year=year, requires=counts, vp=vp, name=name)
 
 
-def _check_shop_cells(cells: tuple[tuple[CellSpec, ...], ...], shops: dict[str, ShopSpec], where: str) -> None:
+def _check_shop_cells(
+    cells: tuple[tuple[CellSpec, ...], ...], shops: dict[str, ShopSpec], where: str
+) -> None:
     positions: dict[str, list[tuple[int, int]]] = {}
     for r, row in enumerate(cells):
         for c, cell in enumerate(row):
@@ -352,11 +362,15 @@ def _check_shop_cells(cells: tuple[tuple[CellSpec, ...], ...], shops: dict[str, 
         if key not in shops:
             raise DataError(f"{where}: cell token shop-{key} has no [shops.{key}] table")
         if len(cells_of) > 2:
-            raise DataError(f"{where}: shop {key!r} covers {len(cells_of)} cells; a shop covers 1 or 2")
+            raise DataError(
+                f"{where}: shop {key!r} covers {len(cells_of)} cells; a shop covers 1 or 2"
+            )
         if len(cells_of) == 2:
             (r1, c1), (r2, c2) = cells_of
             if abs(r1 - r2) + abs(c1 - c2) != 1:
-                raise DataError(f"{where}: the two cells of shop {key!r} must be orthogonally adjacent")
+                raise DataError(
+                    f"{where}: the two cells of shop {key!r} must be orthogonally adjacent"
+                )
     for key in shops:
         if key not in positions:
             raise DataError(f"{where}: shop {key!r} is described but no cell shows shop-{key}")
@@ -380,9 +394,15 @@ def validate_cards(cards: list[CardSpec]) -> list[str]:
         )
     for card in starts:
         kinds = {cell.kind for row in card.cells for cell in row}
-        missing = [k.name.lower() for k in (CellKind.BEAN, CellKind.DRY, CellKind.ROAST, CellKind.CUP, CellKind.SHOP) if k not in kinds]
+        missing = [
+            k.name.lower()
+            for k in (CellKind.BEAN, CellKind.DRY, CellKind.ROAST, CellKind.CUP, CellKind.SHOP)
+            if k not in kinds
+        ]
         if missing:
-            problems.append(f"card {card.id}: a start card shows every action icon; missing {', '.join(missing)}")
+            problems.append(
+                f"card {card.id}: a start card shows every action icon; missing {', '.join(missing)}"
+            )
     plans = by_kind["plan"]
     if len(plans) != PLAN_CARDS:
         problems.append(f"need exactly {PLAN_CARDS} plan cards, found {len(plans)}")
@@ -396,10 +416,14 @@ def validate_cards(cards: list[CardSpec]) -> list[str]:
     for card in cards:
         for cell in (cell for row in card.cells for cell in row):
             if cell.kind in EXPANSION_KINDS and card.kind != "espresso":
-                problems.append(f"card {card.id}: expansion cell {cell.token} only belongs on espresso cards")
+                problems.append(
+                    f"card {card.id}: expansion cell {cell.token} only belongs on espresso cards"
+                )
         if card.kind == "promo":
             if card.id not in promos:
-                problems.append(f"card {card.id}: unknown promo id; known: {', '.join(sorted(promos))}")
+                problems.append(
+                    f"card {card.id}: unknown promo id; known: {', '.join(sorted(promos))}"
+                )
             continue
         for key, shop in card.shops.items():
             if shop.year is None or (shop.city, shop.year) not in appendix:

@@ -5,7 +5,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from coffeetable.core.game import Action
-from coffeetable.games.cafe.actions import Clear, Deliver, Dry, End, Fill, Place, Produce, Roast, Take, format_pos
+from coffeetable.games.cafe.actions import (
+    Clear,
+    Deliver,
+    Dry,
+    End,
+    Fill,
+    Place,
+    Produce,
+    Roast,
+    Take,
+    format_pos,
+)
 from coffeetable.games.cafe.deck import BEAN_LIKE, CLEARABLE, COLOURS, CellKind
 
 if TYPE_CHECKING:
@@ -56,8 +67,10 @@ def explain(state: CafeState, seat: int, action: Action) -> str:
     area = player.area
     cells = area.top
     if isinstance(action, Produce | Fill | Clear | Dry | Roast | Deliver):
-        at = action.at if isinstance(action, Produce | Fill | Clear) else (
-            action.to if isinstance(action, Dry | Roast) else action.source
+        at = (
+            action.at
+            if isinstance(action, Produce | Fill | Clear)
+            else (action.to if isinstance(action, Dry | Roast) else action.source)
         )
         if at not in cells:
             return f"{text}: there is no visible cell at {format_pos(at)} in your area"
@@ -75,7 +88,9 @@ def explain(state: CafeState, seat: int, action: Action) -> str:
             return f"{text}: {format_pos(action.at)} is not a bean cell"
         if new_action_needed:
             return f"{text}: you have no action points left"
-        return f"{text}: no empty bean cell of that group can get a cube (clear cells first, for free)"
+        return (
+            f"{text}: no empty bean cell of that group can get a cube (clear cells first, for free)"
+        )
     if isinstance(action, Dry | Roast):
         want = CellKind.DRY if isinstance(action, Dry) else CellKind.ROAST
         if cells[action.to].kind is not want:

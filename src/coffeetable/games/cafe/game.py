@@ -64,8 +64,18 @@ class CafeGame(Game):
         return act.parse_action(text)
 
     def encode_action(self, action: Action) -> int:
-        if not isinstance(action, act.Take | act.Place | act.Produce | act.Fill | act.Dry
-                          | act.Roast | act.Deliver | act.Clear | act.End):
+        if not isinstance(
+            action,
+            act.Take
+            | act.Place
+            | act.Produce
+            | act.Fill
+            | act.Dry
+            | act.Roast
+            | act.Deliver
+            | act.Clear
+            | act.End,
+        ):
             raise NotationError(f"{action!r} is not a Café action")
         index = 0
         if isinstance(action, act.Take):

@@ -127,7 +127,9 @@ def _area_to_json(area: BusinessArea) -> dict[str, Any]:
             s["card"] = shop.card
         shops.append(s)
     return {
-        "cards": [{"card": p.card, "at": [p.row, p.col], "rot": p.rotation * 90} for p in area.cards],
+        "cards": [
+            {"card": p.card, "at": [p.row, p.col], "rot": p.rotation * 90} for p in area.cards
+        ],
         "cells": cells,
         "shops": shops,
     }
@@ -143,7 +145,14 @@ class _Reader:
         self.data = data
         self.where = where
 
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ..., *, allow_none: bool = False) -> Any:
+    def get(
+        self,
+        key: str,
+        kind: type | tuple[type, ...],
+        default: Any = ...,
+        *,
+        allow_none: bool = False,
+    ) -> Any:
         if key not in self.data:
             if default is ...:
                 raise DataError(f"{self.where}: missing field {key!r}")
@@ -169,7 +178,9 @@ def _read_pos(value: Any, where: str) -> Pos:
     ):
         raise DataError(f"{where}: a cell position is [row, col], got {value!r}")
     if not all(-COORD_LIMIT <= v < COORD_LIMIT for v in value):
-        raise DataError(f"{where}: position {value} is outside the grid (-{COORD_LIMIT}..{COORD_LIMIT - 1})")
+        raise DataError(
+            f"{where}: position {value} is outside the grid (-{COORD_LIMIT}..{COORD_LIMIT - 1})"
+        )
     return value[0], value[1]
 
 
@@ -177,17 +188,21 @@ def _read_counts(value: Any, where: str) -> tuple[int, int, int, int]:
     """Cube counts: {"Y": 1, "B": 0, ...} (missing colours are 0) or letters like "YYB"."""
     if isinstance(value, str):
         return _read_colours(value, where)
-    if not isinstance(value, Mapping) or not set(value) <= set(COLOURS) or not all(
-        isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in value.values()
+    if (
+        not isinstance(value, Mapping)
+        or not set(value) <= set(COLOURS)
+        or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in value.values()
+        )
     ):
-        raise DataError(f"{where}: cube counts are written as {{\"Y\": 1, \"B\": 0, \"G\": 2, \"R\": 0}}")
+        raise DataError(f'{where}: cube counts are written as {{"Y": 1, "B": 0, "G": 2, "R": 0}}')
     counts = [value.get(c, 0) for c in COLOURS]
     return counts[0], counts[1], counts[2], counts[3]
 
 
 def _read_colours(text: Any, where: str) -> tuple[int, int, int, int]:
     if not isinstance(text, str):
-        raise DataError(f"{where}: cubes are written as colour letters such as \"YYB\", got {text!r}")
+        raise DataError(f'{where}: cubes are written as colour letters such as "YYB", got {text!r}')
     try:
         return parse_colours(text)
     except DataError as exc:
@@ -196,10 +211,24 @@ def _read_colours(text: Any, where: str) -> tuple[int, int, int, int]:
 
 def state_from_json(game: CafeGame, data: dict[str, Any]) -> CafeState:
     top = _Reader(data, "position")
-    top.check_keys({
-        "format", "game", "options", "round", "phase", "master", "display", "draft_order",
-        "deck", "removed", "discard", "supply", "rng", "seats",
-    })
+    top.check_keys(
+        {
+            "format",
+            "game",
+            "options",
+            "round",
+            "phase",
+            "master",
+            "display",
+            "draft_order",
+            "deck",
+            "removed",
+            "discard",
+            "supply",
+            "rng",
+            "seats",
+        }
+    )
     if top.get("format", str) != POSITION_FORMAT or top.get("game", str) != "cafe":
         raise DataError(f"not a Café position: need format {POSITION_FORMAT!r} and game 'cafe'")
     options = game.normalize_options(top.get("options", dict, {}))
@@ -239,7 +268,9 @@ def state_from_json(game: CafeGame, data: dict[str, Any]) -> CafeState:
     state.supply = [CUBES_PER_COLOUR - on_cells[c] for c in range(4)]
     for c in range(4):
         if state.supply[c] < 0:
-            raise DataError(f"position: more than {CUBES_PER_COLOUR} {COLOURS[c]} cubes lie on cells")
+            raise DataError(
+                f"position: more than {CUBES_PER_COLOUR} {COLOURS[c]} cubes lie on cells"
+            )
     if "supply" in data and list(_read_counts(data["supply"], "position 'supply'")) != state.supply:
         raise DataError(
             "position: 'supply' does not match the cubes on cells (it must be 35 per colour minus "
@@ -278,35 +309,56 @@ def _read_player(game: CafeGame, raw: Any, where: str) -> PlayerState:
         if kind not in _OPEN:
             raise DataError(f"{where}.open: 'kind' must be one of {', '.join(_OPEN)}")
         player.open_kind = _OPEN[kind]
-        player.open_group = tuple(sorted(_read_pos(q, f"{where}.open.group") for q in o.get("group", list, [])))
+        player.open_group = tuple(
+            sorted(_read_pos(q, f"{where}.open.group") for q in o.get("group", list, []))
+        )
         colours = _read_colours(o.get("colours", str, ""), f"{where}.open.colours")
         player.open_colours = sum(1 << c for c in range(4) if colours[c])
-        player.open_cells = frozenset(_read_pos(q, f"{where}.open.cells") for q in o.get("cells", list, []))
+        player.open_cells = frozenset(
+            _read_pos(q, f"{where}.open.cells") for q in o.get("cells", list, [])
+        )
         if player.open_kind is not OpenKind.DELIVER:
             groups = area.groups()
             if not player.open_group or groups.get(player.open_group[0]) != player.open_group:
-                raise DataError(f"{where}.open: 'group' must list exactly the cells of one {kind} group")
+                raise DataError(
+                    f"{where}.open: 'group' must list exactly the cells of one {kind} group"
+                )
     if "pending" in raw:
         p = _Reader(raw["pending"], f"{where}.pending")
         p.check_keys({"fill", "group", "deliver"})
         if "deliver" in raw["pending"]:
             pos = _read_pos(raw["pending"]["deliver"], f"{where}.pending.deliver")
-            if area.top.get(pos, CellSpec(CellKind.EMPTY)).kind is not CellKind.ROAST or pos not in area.cubes:
+            if (
+                area.top.get(pos, CellSpec(CellKind.EMPTY)).kind is not CellKind.ROAST
+                or pos not in area.cubes
+            ):
                 raise DataError(f"{where}.pending.deliver: must be a roast cell holding cubes")
             player.pending_deliver = pos
         else:
             player.pending_fill = _read_colours(p.get("fill", str), f"{where}.pending.fill")
-            player.pending_group = tuple(sorted(_read_pos(q, f"{where}.pending.group") for q in p.get("group", list)))
+            player.pending_group = tuple(
+                sorted(_read_pos(q, f"{where}.pending.group") for q in p.get("group", list))
+            )
             groups = area.groups()
-            if not player.pending_group or groups.get(player.pending_group[0]) != player.pending_group:
-                raise DataError(f"{where}.pending: 'group' must list exactly the cells of one bean group")
+            if (
+                not player.pending_group
+                or groups.get(player.pending_group[0]) != player.pending_group
+            ):
+                raise DataError(
+                    f"{where}.pending: 'group' must list exactly the cells of one bean group"
+                )
             for colour, held in enumerate(player.pending_fill):
                 room = sum(
-                    1 for q in player.pending_group
-                    if q not in area.cubes and area.top[q].kind is CellKind.BEAN and area.top[q].colour == colour
+                    1
+                    for q in player.pending_group
+                    if q not in area.cubes
+                    and area.top[q].kind is CellKind.BEAN
+                    and area.top[q].colour == colour
                 )
                 if held > room:
-                    raise DataError(f"{where}.pending: {held} {COLOURS[colour]} cubes to place but {room} empty cells")
+                    raise DataError(
+                        f"{where}.pending: {held} {COLOURS[colour]} cubes to place but {room} empty cells"
+                    )
     return player
 
 
@@ -357,7 +409,9 @@ def _read_area(game: CafeGame, raw: dict[str, Any], where: str) -> BusinessArea:
         if token == "shop":
             sid = c.get("shop", int)
             if not 0 <= sid < len(shops) or pos not in shops[sid].cells:
-                raise DataError(f"{cw}: 'shop' must be the index of a shop whose cells include {list(pos)}")
+                raise DataError(
+                    f"{cw}: 'shop' must be the index of a shop whose cells include {list(pos)}"
+                )
             area.set_cell(pos, CellSpec(CellKind.SHOP, shop=str(sid)), sid)
         else:
             try:
@@ -365,7 +419,7 @@ def _read_area(game: CafeGame, raw: dict[str, Any], where: str) -> BusinessArea:
             except DataError as exc:
                 raise DataError(f"{cw}: {exc}") from None
             if cell.kind is CellKind.SHOP:
-                raise DataError(f"{cw}: write shop cells as \"cell\": \"shop\" with a \"shop\" index")
+                raise DataError(f'{cw}: write shop cells as "cell": "shop" with a "shop" index')
             area.set_cell(pos, cell)
         if "cubes" in entry:
             _place_cubes(area, pos, _read_colours(entry["cubes"], cw), cw)
@@ -381,7 +435,9 @@ def _read_area(game: CafeGame, raw: dict[str, Any], where: str) -> BusinessArea:
     return area
 
 
-def _place_cubes(area: BusinessArea, pos: Pos, counts: tuple[int, int, int, int], where: str) -> None:
+def _place_cubes(
+    area: BusinessArea, pos: Pos, counts: tuple[int, int, int, int], where: str
+) -> None:
     total = sum(counts)
     if total == 0:
         return
@@ -419,7 +475,8 @@ def _deal_unseen_deck(state: CafeState) -> None:
         if p.hand:
             seen.add(p.hand)
     unseen = [
-        c.id for c in state.game.deck.of_kind("plan")
+        c.id
+        for c in state.game.deck.of_kind("plan")
         if c.id not in seen and (state.num_players == 4 or not c.star)
     ]
     state.rng.shuffle(unseen)
@@ -447,14 +504,21 @@ def _check_consistency(state: CafeState) -> None:
             )
     elif state.phase is Phase.TURNS:
         if Stage.WAIT in stages or state.draft_order:
-            raise DataError(f"{where}: in the turns phase seats are 'place', 'act' or 'done' and 'draft_order' is empty")
+            raise DataError(
+                f"{where}: in the turns phase seats are 'place', 'act' or 'done' and 'draft_order' is empty"
+            )
         if stages == {Stage.DONE}:
             raise DataError(f"{where}: every seat is done; write the next round's draft instead")
     elif stages != {Stage.DONE}:
         raise DataError(f"{where}: in the 'over' phase every seat's stage is 'done'")
     for i, p in enumerate(state.players):
-        if (p.stage is Stage.PLACE) != (p.hand is not None):
-            raise DataError(f"seats[{i}]: a seat has a 'hand' card exactly when its stage is 'place'")
+        if state.phase is Phase.DRAFT:
+            if i in state.draft_order and p.hand is not None:
+                raise DataError(f"seats[{i}]: a seat still to pick in the draft holds no card")
+        elif (p.stage is Stage.PLACE) != (p.hand is not None):
+            raise DataError(
+                f"seats[{i}]: a seat has a 'hand' card exactly when its stage is 'place'"
+            )
         if p.area.cups == 0 and p.stage is not Stage.WAIT:
             raise DataError(f"seats[{i}]: at least one cup must be visible in an area")
     for seat in state.current_seats():

@@ -7,7 +7,7 @@ See docs/cafe-rules.md for the rules and rulings this implements.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
@@ -26,10 +26,9 @@ from coffeetable.games.cafe.actions import (
     Take,
     format_pos,
 )
-from coffeetable.games.cafe.area import ROTATIONS, BusinessArea, Pos
+from coffeetable.games.cafe.area import ROTATIONS, AreaShop, BusinessArea, Pos
 from coffeetable.games.cafe.deck import (
     BEAN_LIKE,
-    CLEARABLE,
     COLOUR_NAMES,
     COLOURS,
     CardSpec,
@@ -137,10 +136,13 @@ class CafeState(State):
         self.draft_order: list[int] = []
         self.players: list[PlayerState] = []
         self.supply = [CUBES_PER_COLOUR] * 4
+        self._seats: frozenset[int] | None = None  # cache of current_seats()
 
     # ==== set-up ===========================================================================
     @classmethod
-    def new_game(cls, game: CafeGame, num_players: int, seed: int, options: dict[str, Any]) -> CafeState:
+    def new_game(
+        cls, game: CafeGame, num_players: int, seed: int, options: dict[str, Any]
+    ) -> CafeState:
         """Set-up, using the state's RNG in a fixed order: shuffle the plan cards, remove the
         random extra cards, deal companies, choose the master."""
         state = cls(game, num_players, options)
@@ -166,29 +168,40 @@ class CafeState(State):
 
     # ==== protocol =========================================================================
     def current_seats(self) -> frozenset[int]:
-        if self.phase is Phase.DRAFT:
-            return frozenset(self.draft_order[:1])
-        if self.phase is Phase.TURNS:
-            return frozenset(
-                i for i, p in enumerate(self.players) if p.stage in (Stage.PLACE, Stage.ACT)
-            )
-        return frozenset()
+        seats = self._seats
+        if seats is None:
+            if self.phase is Phase.DRAFT:
+                seats = frozenset(self.draft_order[:1])
+            elif self.phase is Phase.TURNS:
+                seats = frozenset(
+                    i for i, p in enumerate(self.players) if p.stage in (Stage.PLACE, Stage.ACT)
+                )
+            else:
+                seats = frozenset()
+            self._seats = seats
+        return seats
 
     def is_over(self) -> bool:
         return self.phase is Phase.OVER
 
     def legal_actions(self, seat: int) -> list[Action]:
-        if seat not in self.current_seats():
-            return []
         if self.phase is Phase.DRAFT:
-            return list(self._legal_takes(seat))
+            return self._legal_takes(seat) if self.draft_order[0] == seat else []
+        if self.phase is Phase.OVER or not 0 <= seat < self.num_players:
+            return []
         player = self.players[seat]
-        if player.stage is Stage.PLACE:
-            assert player.hand is not None
-            return [Place(r, c, k) for r, c, k in player.area.legal_placements(self.card(player.hand))]
-        return list(self._legal_steps(player))
+        if player.stage is Stage.ACT:
+            return self._legal_steps(player)  # type: ignore[return-value]
+        if player.stage is Stage.PLACE and player.hand is not None:
+            cache = _PLACES
+            return [
+                cache.get(p) or place_action(*p)
+                for p in player.area.legal_placements(self.card(player.hand))
+            ]
+        return []
 
     def apply_unchecked(self, seat: int, action: Action) -> None:
+        self._seats = None
         _APPLY[type(action)](self, seat, action)
 
     def clone(self) -> CafeState:
@@ -207,6 +220,7 @@ class CafeState(State):
         new.draft_order = self.draft_order.copy()
         new.players = [p.copy() for p in self.players]
         new.supply = self.supply.copy()
+        new._seats = self._seats
         return new
 
     def to_json(self) -> dict[str, Any]:
@@ -251,9 +265,9 @@ class CafeState(State):
     def card_is_free(self, seat: int, card: CardSpec) -> bool:
         return not card.has_cup or self.players[seat].area.ships >= 2
 
-    def _legal_takes(self, seat: int) -> list[Take]:
+    def _legal_takes(self, seat: int) -> list[Action]:
         warehouse = self.players[seat].warehouse
-        takes: list[Take] = []
+        takes: list[Action] = []
         for card_id in self.display:
             card = self.card(card_id)
             if self.card_is_free(seat, card):
@@ -295,7 +309,9 @@ class CafeState(State):
     def _apply_place(self, seat: int, action: Place) -> None:
         player = self.players[seat]
         assert player.hand is not None
-        returned = player.area.place(self.card(player.hand), action.row, action.col, action.rotation)
+        returned = player.area.place(
+            self.card(player.hand), action.row, action.col, action.rotation
+        )
         for colour, n in enumerate(returned):
             self.supply[colour] += n
         player.hand = None
@@ -321,29 +337,45 @@ class CafeState(State):
                 for pos in player.pending_group
                 if pos not in cubes and player.pending_fill[area.top[pos].colour] > 0
             ]
+        # One pass over the cubes: sources per colour for Dry and Roast, loaded roast cells,
+        # clearable cells (all in row-major order, so the listing is canonical).
+        top, cubes = area.top, area.cubes
+        bean_src: dict[int, list[Pos]] = {}
+        dry_src: dict[int, list[Pos]] = {}
+        loaded_roasts: list[Pos] = []
+        clearable: list[Pos] = []
+        for pos in sorted(cubes):
+            kind = top[pos].kind
+            if kind in BEAN_LIKE:
+                bean_src.setdefault(cubes[pos][0], []).append(pos)
+            elif kind is CellKind.DRY:
+                dry_src.setdefault(cubes[pos][0], []).append(pos)
+            elif kind is CellKind.ROAST:
+                loaded_roasts.append(pos)
+            else:
+                continue
+            clearable.append(pos)
         steps: list[CafeAction] = []
         if player.ap > 0:
             steps.extend(self._produces(player))
-        steps.extend(self._transfers(player, OpenKind.DRY))
-        steps.extend(self._transfers(player, OpenKind.ROAST))
-        if player.ap > 0 or player.open_kind is OpenKind.DELIVER:
-            top = area.top
-            for pos in area.cubes:
-                if top[pos].kind is CellKind.ROAST:
-                    steps.extend(self._deliveries(player, pos))
-        top = area.top
-        steps.extend(Clear(pos) for pos in area.cubes if top[pos].kind in CLEARABLE)
-        steps.append(End())
+        if bean_src:
+            self._transfers(player, OpenKind.DRY, bean_src, steps)
+        if dry_src:
+            self._transfers(player, OpenKind.ROAST, dry_src, steps)
+        if loaded_roasts and (player.ap > 0 or player.open_kind is OpenKind.DELIVER):
+            for pos in loaded_roasts:
+                steps.extend(self._deliveries(player, pos))
+        steps.extend(Clear(pos) for pos in clearable)
+        steps.append(_END)
         return steps
 
     def _produces(self, player: PlayerState) -> list[Produce]:
         area = player.area
         seen: set[tuple[Pos, ...]] = set()
         out: list[Produce] = []
-        groups = area.groups()
-        top, cubes, supply = area.top, area.cubes, self.supply
-        for pos, cell in top.items():
-            if cell.kind is not CellKind.BEAN or pos in cubes or supply[cell.colour] == 0:
+        groups, top, cubes, supply = area.groups(), area.top, area.cubes, self.supply
+        for pos in area.cells_of(CellKind.BEAN):
+            if pos in cubes or supply[top[pos].colour] == 0:
                 continue
             group = groups[pos]
             if group not in seen:
@@ -351,40 +383,42 @@ class CafeState(State):
                 out.append(Produce(group[0]))
         return out
 
-    def _transfers(self, player: PlayerState, kind: OpenKind) -> list[CafeAction]:
+    def _transfers(
+        self,
+        player: PlayerState,
+        kind: OpenKind,
+        sources: dict[int, list[Pos]],
+        out: list[CafeAction],
+    ) -> None:
+        """Dry (or Roast) steps: into each empty target cell, each colour held by a source
+        cell; and, inside the open action, more cubes into a cell it already filled. With
+        several source cells for a colour, each may also be named alone ('from')."""
         area = player.area
-        top, cubes, groups = area.top, area.cubes, area.groups()
+        cubes = area.cubes
+        cls: type[Dry | Roast] = Dry if kind is OpenKind.DRY else Roast
         target_kind = CellKind.DRY if kind is OpenKind.DRY else CellKind.ROAST
-        sources: dict[int, list[Pos]] = {}
-        for pos, (colour, _) in cubes.items():
-            k = top[pos].kind
-            if (k in BEAN_LIKE) if kind is OpenKind.DRY else (k is CellKind.DRY):
-                sources.setdefault(colour, []).append(pos)
-        if not sources:
-            return []
-        cls = Dry if kind is OpenKind.DRY else Roast
-        out: list[CafeAction] = []
         can_start = player.ap > 0
-        for pos, cell in top.items():
-            if cell.kind is not target_kind:
-                continue
-            in_open = player.open_kind is kind and groups[pos] == player.open_group
+        open_here = player.open_kind is kind
+        groups = area.groups()
+        for pos in area.cells_of(target_kind):
+            in_open = open_here and groups[pos] == player.open_group
             held = cubes.get(pos)
             if held is None:
                 for colour, srcs in sources.items():
-                    free = in_open and pos not in player.open_cells and not (
-                        player.open_colours >> colour & 1
+                    free = (
+                        in_open
+                        and pos not in player.open_cells
+                        and not (player.open_colours >> colour & 1)
                     )
                     if free or can_start:
                         out.append(cls(pos, colour))
                         if len(srcs) > 1:
-                            out.extend(cls(pos, colour, s) for s in sorted(srcs))
+                            out.extend(cls(pos, colour, s) for s in srcs)
             elif in_open and pos in player.open_cells and held[0] in sources:
                 srcs = sources[held[0]]
                 out.append(cls(pos, held[0]))
                 if len(srcs) > 1:
-                    out.extend(cls(pos, held[0], s) for s in sorted(srcs))
-        return out
+                    out.extend(cls(pos, held[0], s) for s in srcs)
 
     def _deliveries(self, player: PlayerState, roast: Pos) -> list[CafeAction]:
         colour = player.area.cubes[roast][0]
@@ -460,7 +494,11 @@ class CafeState(State):
                 pos
                 for pos, (colour, _) in area.cubes.items()
                 if colour == action.colour
-                and ((top[pos].kind in BEAN_LIKE) if kind is OpenKind.DRY else top[pos].kind is CellKind.DRY)
+                and (
+                    (top[pos].kind in BEAN_LIKE)
+                    if kind is OpenKind.DRY
+                    else top[pos].kind is CellKind.DRY
+                )
             ]
         moved = sum(area.cubes.pop(pos)[1] for pos in srcs)
         before = area.cubes.get(action.to, (action.colour, 0))[1]
@@ -489,7 +527,9 @@ class CafeState(State):
             shop = area.shops[sid]
             cubes = list(shop.cubes)
             cubes[colour] += 1
-            area.shops[sid] = replace(shop, cubes=(cubes[0], cubes[1], cubes[2], cubes[3]))
+            area.shops[sid] = AreaShop(
+                shop.spec, shop.cells, (cubes[0], cubes[1], cubes[2], cubes[3]), True, shop.card
+            )
         self._after_step(seat)
 
     def _apply_clear(self, seat: int, action: Clear) -> None:
@@ -573,7 +613,11 @@ class CafeState(State):
         label = solo_rating(total) if self.num_players == 1 else None
         return ScoreBreakdown(
             total=total,
-            parts=(("shops", shops), ("warehouse lowest x2", 2 * low), ("warehouse second x1", second)),
+            parts=(
+                ("shops", shops),
+                ("warehouse lowest x2", 2 * low),
+                ("warehouse second x1", second),
+            ),
             tiebreak=(roast, dry),
             label=label,
         )
@@ -587,6 +631,19 @@ class CafeState(State):
             for colour, n in enumerate(p.pending_fill):
                 out[colour] += n
         return out
+
+
+_END = End()
+_PLACES: dict[tuple[int, int, int], Place] = {}
+
+
+def place_action(row: int, col: int, rotation: int) -> Place:
+    """Shared Place objects (legal placements are listed again and again in search)."""
+    key = (row, col, rotation)
+    action = _PLACES.get(key)
+    if action is None:
+        action = _PLACES[key] = Place(row, col, rotation)
+    return action
 
 
 def solo_rating(total: int) -> str:

@@ -56,7 +56,11 @@ def render_area(area: BusinessArea) -> str:
             if cell.kind is CellKind.SHOP:
                 sid = area.shop_at[(r, c)]
                 shop = area.shops[sid]
-                note = f"S{sid} x" if not shop.available else f"S{sid} {sum(shop.cubes)}/{shop.spec.size}"
+                note = (
+                    f"S{sid} x"
+                    if not shop.available
+                    else f"S{sid} {sum(shop.cubes)}/{shop.spec.size}"
+                )
             parts.append(f"{cell_label(cell, area.cubes.get((r, c)), note):^{WIDTH}}")
         lines.append(f"{r:>4}  " + "".join(parts).rstrip())
     for sid, shop in enumerate(area.shops):
@@ -77,11 +81,15 @@ def render_area(area: BusinessArea) -> str:
 def render_card(card: CardSpec) -> list[str]:
     head = f"{card.id}{' (cup: costs 1 cube)' if card.has_cup else ''}"
     rows = [
-        "".join(f"{cell_label(cell, None, f'S{cell.shop}' if cell.kind is CellKind.SHOP else ''):^{WIDTH}}" for cell in row)
+        "".join(
+            f"{cell_label(cell, None, f'S{cell.shop}' if cell.kind is CellKind.SHOP else ''):^{WIDTH}}"
+            for cell in row
+        )
         for row in card.cells
     ]
     shops = [
-        f"  S{key}: {s.label} needs {format_colours(s.requires)} for {s.vp} VP" for key, s in card.shops.items()
+        f"  S{key}: {s.label} needs {format_colours(s.requires)} for {s.vp} VP"
+        for key, s in card.shops.items()
     ]
     return [head, *("  " + r for r in rows), *shops]
 
