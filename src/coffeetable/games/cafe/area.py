@@ -242,22 +242,23 @@ class BusinessArea:
         return self._groups
 
     def _build_groups(self) -> dict[Pos, tuple[Pos, ...]]:
-        top = self.top
-        family = {pos: _FAMILY.get(cell.kind, 0) for pos, cell in top.items()}
+        families: dict[int, set[Pos]] = {1: set(), 2: set(), 3: set()}
+        for pos, cell in self.top.items():
+            fam = _FAMILY.get(cell.kind)
+            if fam is not None:
+                families[fam].add(pos)
         out: dict[Pos, tuple[Pos, ...]] = {}
-        for start, fam in family.items():
-            if fam == 0 or start in out:
-                continue
-            members = [start]
-            seen = {start}
-            for r, c in members:  # grows while iterating: a breadth-first flood fill
-                for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                    if nb not in seen and family.get(nb) == fam:
-                        seen.add(nb)
-                        members.append(nb)
-            group = tuple(sorted(members))
-            for pos in group:
-                out[pos] = group
+        for cells in families.values():
+            while cells:
+                members = [cells.pop()]
+                for r, c in members:  # grows while iterating: a breadth-first flood fill
+                    for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                        if nb in cells:
+                            cells.remove(nb)
+                            members.append(nb)
+                group = tuple(sorted(members))
+                for pos in group:
+                    out[pos] = group
         return out
 
     # --- queries --------------------------------------------------------------------------

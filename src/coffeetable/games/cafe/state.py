@@ -332,10 +332,13 @@ class CafeState(State):
             return self._deliveries(player, player.pending_deliver)
         if any(player.pending_fill):
             cubes = area.cubes
+            top = area.top
             return [
                 Fill(pos)
                 for pos in player.pending_group
-                if pos not in cubes and player.pending_fill[area.top[pos].colour] > 0
+                if pos not in cubes
+                and top[pos].kind is CellKind.BEAN
+                and player.pending_fill[top[pos].colour] > 0
             ]
         # One pass over the cubes: sources per colour for Dry and Roast, loaded roast cells,
         # clearable cells (all in row-major order, so the listing is canonical).
