@@ -237,14 +237,21 @@ def parse_deck(raw: bytes, source: str) -> Deck:
     except tomllib.TOMLDecodeError as exc:
         raise DataError(f"{source}: not valid TOML: {exc}") from None
     problems: list[str] = []
+    version = data.get("version", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        problems.append(f"'version' must be a whole number (got {version!r})")
+        version = 0
+    name = data.get("name", source)
+    if not isinstance(name, str):
+        problems.append(f"'name' must be a string (got {name!r})")
     cards = _read_cards(data, problems)
     if not problems:
         problems.extend(validate_cards(cards))
     if problems:
         raise DataError(f"{source}: invalid deck:\n  - " + "\n  - ".join(problems))
     return Deck(
-        name=str(data.get("name", source)),
-        version=int(data.get("version", 0)),
+        name=str(name),
+        version=version,
         cards=tuple(cards),
         digest=hashlib.sha256(raw).hexdigest(),
         source=source,

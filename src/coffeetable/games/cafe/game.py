@@ -20,13 +20,12 @@ class CafeGame(Game):
         max_players=4,
         simultaneous=True,
         options_help={
-            "deck_sha256": "set automatically when a game uses a deck other than the default",
+            "deck_sha256": "the sha256 of the deck file played with (set automatically)",
         },
     )
 
     def __init__(self, deck: Deck | None = None) -> None:
         self.deck = deck if deck is not None else default_deck()
-        self.is_default_deck = deck is None or deck.digest == default_deck().digest
         self._card_id_of = {i: c.id for i, c in enumerate(self.deck.cards)}
 
     def __repr__(self) -> str:
@@ -34,6 +33,8 @@ class CafeGame(Game):
 
     # --- options --------------------------------------------------------------------------
     def normalize_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Complete options. `deck_sha256` names the deck a game is played with; it is
+        always written (so a record says which deck it needs) and, when given, must match."""
         opts = dict(options or {})
         digest = opts.pop("deck_sha256", None)
         if opts:
@@ -42,11 +43,17 @@ class CafeGame(Game):
                 f"{', '.join(self.info.options_help) or 'none'}"
             )
         if digest is not None and digest != self.deck.digest:
+            which = "the default deck" if digest == default_deck().digest else "another deck"
             raise DataError(
-                "this game was played with another Café deck (sha256 "
-                f"{str(digest)[:12]}…); pass that deck file with --deck"
+                f"this game was played with {which} (sha256 {str(digest)[:12]}…), not with "
+                f"{self.deck.source}; "
+                + (
+                    "omit --deck"
+                    if which == "the default deck"
+                    else "pass that deck file with --deck"
+                )
             )
-        return {} if self.is_default_deck else {"deck_sha256": self.deck.digest}
+        return {"deck_sha256": self.deck.digest}
 
     def new_initial_state(
         self, num_players: int, seed: int, options: Mapping[str, Any] | None = None

@@ -1,6 +1,6 @@
 """Café position JSON: a full state that a person can read and write by hand.
 
-The format is documented in docs/cafe-position.md. `state_to_json` writes every field;
+The format is documented in docs/records.md. `state_to_json` writes every field;
 `state_from_json` accepts the optional ones missing (see the doc) and checks everything,
 raising DataError that names the field at fault.
 """
@@ -17,6 +17,7 @@ from coffeetable.games.cafe.area import COORD_LIMIT, AreaShop, BusinessArea, Pla
 from coffeetable.games.cafe.deck import (
     BEAN_LIKE,
     COLOURS,
+    COMPANIES,
     CellKind,
     CellSpec,
     ShopSpec,
@@ -66,7 +67,7 @@ def state_to_json(state: CafeState) -> dict[str, Any]:
         "removed": list(state.removed),
         "discard": list(state.discard),
         "supply": _counts(state.supply),
-        "rng": state.rng.state,
+        "rng": f"{state.rng.state:#x}",  # a string: JSON readers may round big numbers
         "seats": [_player_to_json(p) for p in state.players],
     }
 
@@ -200,6 +201,25 @@ def _read_counts(value: Any, where: str) -> tuple[int, int, int, int]:
     return counts[0], counts[1], counts[2], counts[3]
 
 
+def _read_rng(value: int | str) -> int:
+    if isinstance(value, int):
+        return value
+    try:
+        return int(value, 0)
+    except ValueError:
+        raise DataError(
+            f"position: 'rng' must be an integer or a string like \"0x1f\", got {value!r}"
+        ) from None
+
+
+def _check_plan_card(game: CafeGame, card_id: Any, where: str) -> None:
+    if not isinstance(card_id, str) or not game.deck.has_card(card_id):
+        raise DataError(f"{where} names an unknown card {card_id!r}")
+    kind = game.deck.card(card_id).kind
+    if kind != "plan":
+        raise DataError(f"{where}: {card_id} is a {kind} card, not a plan card")
+
+
 def _read_colours(text: Any, where: str) -> tuple[int, int, int, int]:
     if not isinstance(text, str):
         raise DataError(f'{where}: cubes are written as colour letters such as "YYB", got {text!r}')
@@ -247,21 +267,22 @@ def state_from_json(game: CafeGame, data: dict[str, Any]) -> CafeState:
     state.master = top.get("master", int)
     if not 0 <= state.master < n:
         raise DataError(f"position: 'master' must be a seat number 0..{n - 1}")
-    state.rng = Rng(top.get("rng", int, 0))
+    state.rng = Rng(_read_rng(top.get("rng", (int, str), 0)))
 
     def card_list(key: str) -> list[str]:
         ids = top.get(key, list, [])
         for card_id in ids:
-            if not isinstance(card_id, str) or not game.deck.has_card(card_id):
-                raise DataError(f"position: {key!r} names an unknown card {card_id!r}")
+            _check_plan_card(game, card_id, f"position: {key!r}")
         return list(ids)
 
     state.display = card_list("display")
     state.removed = card_list("removed")
     state.discard = card_list("discard")
     state.draft_order = top.get("draft_order", list, [])
-    if not all(isinstance(s, int) and 0 <= s < n for s in state.draft_order):
-        raise DataError(f"position: 'draft_order' must list seat numbers 0..{n - 1}")
+    if not all(
+        isinstance(s, int) and not isinstance(s, bool) and 0 <= s < n for s in state.draft_order
+    ) or len(set(state.draft_order)) != len(state.draft_order):
+        raise DataError(f"position: 'draft_order' must list distinct seat numbers 0..{n - 1}")
     state.players = [_read_player(game, raw, f"seats[{i}]") for i, raw in enumerate(raw_seats)]
 
     on_cells = state.cubes_on_cells()
@@ -289,6 +310,8 @@ def _read_player(game: CafeGame, raw: Any, where: str) -> PlayerState:
     r = _Reader(raw, where)
     r.check_keys({"company", "warehouse", "stage", "hand", "ap", "area", "open", "pending"})
     company = r.get("company", str, "")
+    if company and company not in COMPANIES:
+        raise DataError(f"{where}: 'company' must be one of {', '.join(COMPANIES)}")
     area = _read_area(game, r.get("area", dict), f"{where}.area")
     warehouse = list(_read_counts(r.get("warehouse", (dict, str), "YBGR"), f"{where}.warehouse"))
     stage_name = r.get("stage", str, "wait")
@@ -296,12 +319,13 @@ def _read_player(game: CafeGame, raw: Any, where: str) -> PlayerState:
         raise DataError(f"{where}: 'stage' must be one of {', '.join(_STAGES)}")
     player = PlayerState(company=company, area=area, warehouse=warehouse, stage=_STAGES[stage_name])
     hand = r.get("hand", str, None, allow_none=True)
-    if hand is not None and not game.deck.has_card(hand):
-        raise DataError(f"{where}: 'hand' names an unknown card {hand!r}")
+    if hand is not None:
+        _check_plan_card(game, hand, f"{where}: 'hand'")
     player.hand = hand
     player.ap = r.get("ap", int, 0)
-    if not 0 <= player.ap <= MAX_AP:
-        raise DataError(f"{where}: 'ap' must be 0..{MAX_AP}")
+    limit = min(MAX_AP, area.cups)
+    if not 0 <= player.ap <= limit:
+        raise DataError(f"{where}: 'ap' must be 0..{limit} (visible cups, at most {MAX_AP})")
     if "open" in raw:
         o = _Reader(raw["open"], f"{where}.open")
         o.check_keys({"kind", "group", "colours", "cells"})
@@ -319,7 +343,12 @@ def _read_player(game: CafeGame, raw: Any, where: str) -> PlayerState:
         )
         if player.open_kind is not OpenKind.DELIVER:
             groups = area.groups()
-            if not player.open_group or groups.get(player.open_group[0]) != player.open_group:
+            want = CellKind.DRY if player.open_kind is OpenKind.DRY else CellKind.ROAST
+            if (
+                not player.open_group
+                or groups.get(player.open_group[0]) != player.open_group
+                or area.top[player.open_group[0]].kind is not want
+            ):
                 raise DataError(
                     f"{where}.open: 'group' must list exactly the cells of one {kind} group"
                 )
@@ -368,6 +397,7 @@ def _read_area(game: CafeGame, raw: dict[str, Any], where: str) -> BusinessArea:
     area = BusinessArea()
     for i, entry in enumerate(r.get("cards", list, [])):
         e = _Reader(entry, f"{where}.cards[{i}]")
+        e.check_keys({"card", "at", "rot"})
         card = e.get("card", str)
         if not game.deck.has_card(card):
             raise DataError(f"{where}.cards[{i}]: unknown card {card!r}")
@@ -474,11 +504,9 @@ def _deal_unseen_deck(state: CafeState) -> None:
         seen.update(pl.card for pl in p.area.cards)
         if p.hand:
             seen.add(p.hand)
-    unseen = [
-        c.id
-        for c in state.game.deck.of_kind("plan")
-        if c.id not in seen and (state.num_players == 4 or not c.star)
-    ]
+    plans = [c for c in state.game.deck.of_kind("plan") if c.id not in seen]
+    state.removed += [c.id for c in plans if c.star and state.num_players < 4]
+    unseen = [c.id for c in plans if not c.star or state.num_players == 4]
     state.rng.shuffle(unseen)
     need = _remaining_draws(state)
     state.deck = unseen[:need]

@@ -577,7 +577,11 @@ class CafeState(State):
         if not 0 <= seat < self.num_players:
             return action
         area = self.players[seat].area
-        if isinstance(action, Produce) and action.at in area.groups():
+        if (
+            isinstance(action, Produce)
+            and action.at in area.top
+            and area.top[action.at].kind in BEAN_LIKE
+        ):
             return Produce(area.groups()[action.at][0])
         if isinstance(action, Deliver) and action.to is not None and action.to in area.shop_at:
             return Deliver(action.source, area.shops[area.shop_at[action.to]].anchor)
