@@ -368,7 +368,7 @@ class CafeState(State):
         if loaded_roasts and (player.ap > 0 or player.open_kind is OpenKind.DELIVER):
             for pos in loaded_roasts:
                 steps.extend(self._deliveries(player, pos))
-        steps.extend(Clear(pos) for pos in clearable)
+        steps.extend(_interned(Clear, pos) for pos in clearable)
         steps.append(_END)
         return steps
 
@@ -383,7 +383,7 @@ class CafeState(State):
             group = groups[pos]
             if group not in seen:
                 seen.add(group)
-                out.append(Produce(group[0]))
+                out.append(_interned(Produce, group[0]))
         return out
 
     def _transfers(
@@ -414,21 +414,23 @@ class CafeState(State):
                         and not (player.open_colours >> colour & 1)
                     )
                     if free or can_start:
-                        out.append(cls(pos, colour))
+                        out.append(_interned(cls, pos, colour))
                         if len(srcs) > 1:
-                            out.extend(cls(pos, colour, s) for s in srcs)
+                            out.extend(_interned(cls, pos, colour, s) for s in srcs)
             elif in_open and pos in player.open_cells and held[0] in sources:
                 srcs = sources[held[0]]
-                out.append(cls(pos, held[0]))
+                out.append(_interned(cls, pos, held[0]))
                 if len(srcs) > 1:
-                    out.extend(cls(pos, held[0], s) for s in srcs)
+                    out.extend(_interned(cls, pos, held[0], s) for s in srcs)
 
     def _deliveries(self, player: PlayerState, roast: Pos) -> list[CafeAction]:
         colour = player.area.cubes[roast][0]
         out: list[CafeAction] = [
-            Deliver(roast, shop.anchor) for shop in player.area.shops if shop.needs(colour) > 0
+            _interned(Deliver, roast, shop.anchor)
+            for shop in player.area.shops
+            if shop.needs(colour) > 0
         ]
-        out.append(Deliver(roast, None))
+        out.append(_interned(Deliver, roast, None))
         return out
 
     def transfer_costs_ap(self, player: PlayerState, action: Dry | Roast) -> bool:
@@ -642,6 +644,17 @@ class CafeState(State):
 
 _END = End()
 _PLACES: dict[tuple[int, int, int], Place] = {}
+# Legal-action listings build the same few hundred action objects over and over (in search
+# and playouts): intern them, since constructing a frozen dataclass costs more than a lookup.
+_INTERNED: dict[tuple[Any, ...], CafeAction] = {}
+
+
+def _interned(cls: type[CafeAction], *args: Any) -> Any:
+    key = (cls, *args)
+    action = _INTERNED.get(key)
+    if action is None:
+        action = _INTERNED[key] = cls(*args)
+    return action
 
 
 def place_action(row: int, col: int, rotation: int) -> Place:
