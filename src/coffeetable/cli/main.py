@@ -123,9 +123,17 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 def _deck(args: argparse.Namespace) -> int:
-    from coffeetable.games.cafe.deck import load_deck
+    from coffeetable.games.cafe.deck import DeckError, load_deck
 
-    deck = load_deck(args.file)
+    try:
+        deck = load_deck(args.file)
+    except DeckError as exc:
+        print(
+            f"error: {exc.source}: invalid deck, {len(exc.problems)} problem(s):", file=sys.stderr
+        )
+        for problem in exc.problems:
+            print(f"  - {problem}", file=sys.stderr)
+        return EXIT_USAGE
     kinds: dict[str, Any] = {}
     for card in deck.cards:
         kinds[card.kind] = kinds.get(card.kind, 0) + 1

@@ -38,12 +38,16 @@ _KINDS = {
 }
 
 
-def shop(requires: str, vp: int, city: str = "Lisbon", year: int | None = 1905, **extra: Any) -> dict:
+def shop(
+    requires: str, vp: int, city: str = "Lisbon", year: int | None = 1905, **extra: Any
+) -> dict:
     """A shop entry for `grid_area` (its cells come from the grid unless `cells` is given)."""
     return {"city": city, "year": year, "requires": requires, "vp": vp, **extra}
 
 
-def parse_grid(grid: str, origin: tuple[int, int] = (0, 0)) -> list[tuple[tuple[int, int], str, str]]:
+def parse_grid(
+    grid: str, origin: tuple[int, int] = (0, 0)
+) -> list[tuple[tuple[int, int], str, str]]:
     """[(pos, kind token, cubes)] for every cell of the grid, holes left out."""
     rows = [line.split() for line in grid.strip("\n").splitlines() if line.strip()]
     out = []

@@ -26,6 +26,22 @@ CARD_KINDS = ("start", "plan", "espresso", "promo")
 PLAN_CARDS, STAR_CARDS, ESPRESSO_CARDS = 48, 8, 8
 
 
+class DeckError(DataError):
+    """An invalid deck file. The message is one line; `problems` lists every problem."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        more = len(problems) - 1
+        suffix = (
+            f" (and {more} more problem{'s' if more > 1 else ''}: "
+            f"`coffeetable deck check {source}` lists them all)"
+            if more
+            else ""
+        )
+        super().__init__(f"{source}: invalid deck: {problems[0]}{suffix}")
+        self.source = source
+        self.problems = problems
+
+
 class CellKind(IntEnum):
     EMPTY = 0
     BEAN = 1
@@ -248,7 +264,7 @@ def parse_deck(raw: bytes, source: str) -> Deck:
     if not problems:
         problems.extend(validate_cards(cards))
     if problems:
-        raise DataError(f"{source}: invalid deck:\n  - " + "\n  - ".join(problems))
+        raise DeckError(source, problems)
     return Deck(
         name=str(name),
         version=version,

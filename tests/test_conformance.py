@@ -1,0 +1,187 @@
+"""The conformance suite every registered game passes, through the core protocol only.
+
+Parametrized over `game_names()`, so a newly registered game (Coffee Rush) is checked too:
+random playouts reach the end, a live state never leaves a seat to act without a legal
+action, clones are independent, states and actions serialise and read back, and a record
+replays to the same final state.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from coffeetable.core.errors import DataError, IllegalActionError, NotYourTurnError
+from coffeetable.core.game import Game, ScoreBreakdown, State
+from coffeetable.core.record import GameRecord
+from coffeetable.core.registry import find_game, game_names
+
+MAX_STEPS = 50_000  # far beyond any real game; a playout that gets here is stuck
+SEEDS = range(5)
+
+
+def cases() -> list:
+    out = []
+    for name in game_names():
+        info = find_game(name).info
+        for players in range(info.min_players, info.max_players + 1):
+            out.append(pytest.param(name, players, id=f"{name}-{players}p"))
+    return out
+
+
+def round_trip(game: Game, state: State) -> State:
+    data = state.to_json()
+    restored = game.state_from_json(json.loads(json.dumps(data)))
+    assert restored.to_json() == data
+    return restored
+
+
+def check_live(state: State) -> None:
+    current = state.current_seats()
+    assert isinstance(current, frozenset)
+    if state.is_over():
+        assert current == frozenset()
+        return
+    assert current, "a live state with nobody to act"
+    for seat in range(state.num_players):
+        actions = state.legal_actions(seat)
+        if seat in current:
+            assert actions, f"seat {seat} must act but has no legal action"
+        else:
+            assert actions == []
+
+
+def playout(
+    game: Game, players: int, seed: int, *, checks: bool = True
+) -> tuple[State, GameRecord]:
+    state = game.new_initial_state(players, seed)
+    record = GameRecord(game.info.name, [f"bot{i}" for i in range(players)], seed)
+    rng = random.Random(seed)
+    for count in range(MAX_STEPS):
+        if checks:
+            check_live(state)
+        if state.is_over():
+            break
+        seat = rng.choice(sorted(state.current_seats()))
+        legal = state.legal_actions(seat)
+        action = rng.choice(legal)
+        if checks and count % 7 == 0:
+            text = action.notation()
+            assert game.parse_action(text) == action
+            assert game.decode_action(game.encode_action(action)) == action
+        applied = state.apply(seat, action)
+        record.actions.append((seat, applied.notation()))
+    else:
+        pytest.fail(f"no end after {MAX_STEPS} actions")
+    return state, record
+
+
+@pytest.mark.parametrize(("name", "players"), cases())
+def test_random_playouts_reach_the_end(name: str, players: int) -> None:
+    game = find_game(name)
+    for seed in SEEDS:
+        state, _ = playout(game, players, seed)
+        assert state.is_over()
+        scores = state.scores()
+        assert len(scores) == players
+        assert all(isinstance(s, ScoreBreakdown) for s in scores)
+        assert all(s.total == sum(p for _, p in s.parts) for s in scores)
+        winners = state.winners()
+        assert winners and set(winners) <= set(range(players))
+        best = max((s.total, *s.tiebreak) for s in scores)
+        assert {w for w in range(players) if (scores[w].total, *scores[w].tiebreak) == best} == set(
+            winners
+        )
+
+
+@pytest.mark.parametrize(("name", "players"), cases())
+def test_replay_is_deterministic(name: str, players: int) -> None:
+    game = find_game(name)
+    state, record = playout(game, players, seed=42, checks=False)
+    again, record_again = playout(game, players, seed=42, checks=False)
+    assert record_again == record
+    assert again.to_json() == state.to_json()
+    restored = GameRecord.from_json(json.loads(json.dumps(record.to_json(final=state))))
+    assert restored.replay().to_json() == state.to_json()
+    # replaying a prefix then the rest gives the same state as replaying everything
+    half = len(record.actions) // 2
+    partial = restored.replay(upto=half)
+    for seat, text in record.actions[half:]:
+        partial.apply(seat, game.parse_action(text))
+    assert partial.to_json() == state.to_json()
+
+
+@pytest.mark.parametrize(("name", "players"), cases())
+def test_clone_is_independent(name: str, players: int) -> None:
+    game = find_game(name)
+    state = game.new_initial_state(players, 7)
+    rng = random.Random(7)
+    while not state.is_over():
+        before = state.to_json()
+        twin = state.clone()
+        assert twin.to_json() == before
+        seat = rng.choice(sorted(state.current_seats()))
+        action = rng.choice(state.legal_actions(seat))
+        twin.apply(seat, action)
+        assert state.to_json() == before  # the original did not move
+        state.apply(seat, action)
+        assert state.to_json() == twin.to_json()
+        # and the other way round: moving the original leaves an older clone alone
+        older = twin.clone()
+        snapshot = older.to_json()
+        if not state.is_over():
+            seat = min(state.current_seats())
+            state.apply(seat, state.legal_actions(seat)[0])
+            assert older.to_json() == snapshot
+
+
+@pytest.mark.parametrize(("name", "players"), cases())
+def test_serialise_round_trips(name: str, players: int) -> None:
+    game = find_game(name)
+    state = game.new_initial_state(players, 11)
+    rng = random.Random(11)
+    steps = 0
+    while not state.is_over():
+        if steps % 5 == 0:
+            restored = round_trip(game, state)
+            for seat in range(players):
+                assert restored.legal_actions(seat) == state.legal_actions(seat)
+            assert restored.scores() == state.scores()
+            assert state.render().strip()
+            assert state.render(0).strip()
+        seat = rng.choice(sorted(state.current_seats()))
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+        steps += 1
+    restored = round_trip(game, state)
+    assert restored.is_over()
+    assert restored.scores() == state.scores()
+    assert restored.winners() == state.winners()
+    json.dumps(state.to_json())  # plain JSON all the way down
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_player_counts_outside_the_range_are_rejected(name: str) -> None:
+    game = find_game(name)
+    for players in (game.info.min_players - 1, game.info.max_players + 1):
+        with pytest.raises(DataError):
+            game.new_initial_state(players, 1)
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_actions_of_other_seats_and_after_the_end_are_rejected(name: str) -> None:
+    game = find_game(name)
+    info = game.info
+    state = game.new_initial_state(info.max_players, 3)
+    seat = min(state.current_seats())
+    idle = [s for s in range(info.max_players) if s not in state.current_seats()]
+    action = state.legal_actions(seat)[0]
+    before = state.to_json()
+    for other in idle:
+        with pytest.raises(NotYourTurnError):
+            state.apply(other, action)
+    assert state.to_json() == before
+    final, _ = playout(game, info.min_players, 3, checks=False)
+    with pytest.raises(IllegalActionError):
+        final.apply(0, action)
