@@ -24,13 +24,10 @@ from coffeetable.games.cafe.actions import (
     Produce,
     Roast,
     Take,
-    format_pos,
 )
-from coffeetable.games.cafe.area import ROTATIONS, AreaShop, BusinessArea, Pos
+from coffeetable.games.cafe.area import AreaShop, BusinessArea, Pos
 from coffeetable.games.cafe.deck import (
     BEAN_LIKE,
-    COLOUR_NAMES,
-    COLOURS,
     CardSpec,
     CellKind,
 )
@@ -258,9 +255,6 @@ class CafeState(State):
             self.draft_order.pop(0)
         if not self.draft_order:
             self._start_turns()
-
-    def can_pay(self, seat: int) -> bool:
-        return any(self.players[seat].warehouse)
 
     def card_is_free(self, seat: int, card: CardSpec) -> bool:
         return not card.has_cup or self.players[seat].area.ships >= 2
@@ -673,10 +667,6 @@ def solo_rating(total: int) -> str:
     return SOLO_RATINGS[-1][1]
 
 
-def colour_name(colour: int) -> str:
-    return f"{COLOUR_NAMES[colour]} ({COLOURS[colour]})"
-
-
 _APPLY: dict[type, Any] = {
     Take: CafeState._apply_take,
     Place: CafeState._apply_place,
@@ -689,4 +679,4 @@ _APPLY: dict[type, Any] = {
     End: CafeState._apply_end,
 }
 
-__all__ = ["ROTATIONS", "CafeState", "Phase", "PlayerState", "Stage", "format_pos"]
+__all__ = ["CafeState", "Phase", "PlayerState", "Stage"]
