@@ -8,13 +8,19 @@ Notation (docs/cafe-notation.md has the full grammar; cells are written `row,col
     place -1,2 rot90    put the taken card with its top-left at row -1, col 2, turned 90° cw
     produce 0,1         Produce on the bean group containing cell 0,1
     fill 0,1            (after a Produce short of cubes) put one of the scarce cubes on 0,1
+    fill 0,1 Y          (Espresso: after a Produce) a Y cube from the supply on supply cell 0,1
     dry 0,2 Y           Dry: all Y cubes on bean cells into the dry cell 0,2
     dry 0,2 Y from 0,0  ... only the Y cubes of bean cell 0,0 (repeat to add more cells)
     roast 1,2 Y [from 0,2]   the same from dry cells into a roast cell
     deliver 1,2 > 1,0   one cube of roast cell 1,2 to the shop whose first cell is 1,0
     deliver 1,2 > wh    one cube of roast cell 1,2 to the warehouse
+                        (Espresso: "> ROW,COL" may also name an empty espresso cell)
     clear 0,0           return the cubes of a bean, dry or roast cell to the supply (free)
     end                 finish your actions for this round
+    bid Y               (advanced: auction) pay one Y cube from the warehouse into your bid
+    bid Y ship 0,2      ... and put that cube on your empty ship cell 0,2
+    bid done            finish your bid (your stake must reach the highest stake)
+    pass                leave the auction (final)
 
 Consecutive dry (roast) steps into one dry (roast) group with different colours, and
 consecutive deliver steps, form one action and cost one action point together.
@@ -92,9 +98,11 @@ class Produce:
 @dataclass(frozen=True, slots=True)
 class Fill:
     at: Pos
+    colour: int = -1  # named colour, for a supply cell only
 
     def notation(self) -> str:
-        return f"fill {format_pos(self.at)}"
+        text = f"fill {format_pos(self.at)}"
+        return text if self.colour < 0 else f"{text} {COLOURS[self.colour]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +155,31 @@ class End:
         return "end"
 
 
-CafeAction = Take | Place | Produce | Fill | Dry | Roast | Deliver | Clear | End
+@dataclass(frozen=True, slots=True)
+class Bid:
+    colour: int
+    ship: Pos | None = None
+
+    def notation(self) -> str:
+        text = f"bid {COLOURS[self.colour]}"
+        return text if self.ship is None else f"{text} ship {format_pos(self.ship)}"
+
+
+@dataclass(frozen=True, slots=True)
+class BidDone:
+    def notation(self) -> str:
+        return "bid done"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    def notation(self) -> str:
+        return "pass"
+
+
+CafeAction = (
+    Take | Place | Produce | Fill | Dry | Roast | Deliver | Clear | End | Bid | BidDone | Pass
+)
 
 
 def parse_action(text: str) -> CafeAction:
@@ -169,6 +201,18 @@ def parse_action(text: str) -> CafeAction:
                 raise NotationError("write 'place ROW,COL rot0|rot90|rot180|rot270'")
             r, c = parse_pos(args[0])
             return Place(r, c, int(args[1][3:]) // 90)
+        if verb == "fill" and len(args) == 2:
+            return Fill(parse_pos(args[0]), _colour(args[1]))
+        if verb == "bid":
+            if args == ["done"]:
+                return BidDone()
+            if len(args) == 1:
+                return Bid(_colour(args[0]))
+            if len(args) == 3 and args[1].lower() == "ship":
+                return Bid(_colour(args[0]), parse_pos(args[2]))
+            raise NotationError("write 'bid COLOUR', 'bid COLOUR ship ROW,COL' or 'bid done'")
+        if verb == "pass" and not args:
+            return Pass()
         if verb in ("produce", "fill", "clear"):
             if len(args) != 1:
                 raise NotationError(f"write '{verb} ROW,COL'")
@@ -198,7 +242,7 @@ def parse_action(text: str) -> CafeAction:
         raise NotationError(f"cannot read {text.strip()!r}: {exc}") from None
     raise NotationError(
         f"cannot read {text.strip()!r}: moves start with take, place, produce, fill, dry, roast, "
-        "deliver, clear or end"
+        "deliver, clear, end, bid or pass"
     )
 
 
@@ -209,7 +253,20 @@ def parse_action(text: str) -> CafeAction:
 KINDS = 16
 SIDE = 2 * COORD_LIMIT
 CELLS = SIDE * SIDE
-_KIND = {Take: 0, Place: 1, Produce: 2, Fill: 3, Dry: 4, Roast: 5, Deliver: 6, Clear: 7, End: 8}
+_KIND = {
+    Take: 0,
+    Place: 1,
+    Produce: 2,
+    Fill: 3,
+    Dry: 4,
+    Roast: 5,
+    Deliver: 6,
+    Clear: 7,
+    End: 8,
+    Bid: 9,
+    BidDone: 10,
+    Pass: 11,
+}
 MAX_CARDS = 128
 
 
@@ -231,8 +288,13 @@ def encode(action: CafeAction, card_index: int = 0) -> int:
         payload = card_index + MAX_CARDS * pay
     elif isinstance(action, Place):
         payload = _cell((action.row, action.col)) + CELLS * action.rotation
-    elif isinstance(action, Produce | Fill | Clear):
+    elif isinstance(action, Fill):
+        payload = _cell(action.at) + CELLS * (action.colour + 1)
+    elif isinstance(action, Produce | Clear):
         payload = _cell(action.at)
+    elif isinstance(action, Bid):
+        ship = 0 if action.ship is None else _cell(action.ship) + 1
+        payload = action.colour + 4 * ship
     elif isinstance(action, Dry | Roast):
         src = 0 if action.source is None else _cell(action.source) + 1
         payload = _cell(action.to) + CELLS * (action.colour + 4 * src)
@@ -260,9 +322,19 @@ def decode(code: int, card_id_of: dict[int, str]) -> CafeAction:
             raise NotationError(f"action code {code} has no valid rotation")
         r, c = _uncell(cell)
         return Place(r, c, rot)
-    if kind in (2, 3, 7):
+    if kind == 3:
+        cell, colour = payload % CELLS, payload // CELLS
+        if colour > 4:
+            raise NotationError(f"action code {code} has no valid colour")
+        return Fill(_uncell(cell), colour - 1)
+    if kind in (2, 7):
         pos = _uncell(payload)
-        return Produce(pos) if kind == 2 else Fill(pos) if kind == 3 else Clear(pos)
+        return Produce(pos) if kind == 2 else Clear(pos)
+    if kind == 9:
+        colour, ship = payload % 4, payload // 4
+        return Bid(colour, None if ship == 0 else _uncell(ship - 1))
+    if kind in (10, 11) and payload == 0:
+        return BidDone() if kind == 10 else Pass()
     if kind in (4, 5):
         to, rest = payload % CELLS, payload // CELLS
         colour, src = rest % 4, rest // 4

@@ -200,10 +200,14 @@ class BusinessArea:
                         out.append((r, c, shape + 2))
         return out
 
-    def place(self, card: CardSpec, row: int, col: int, rotation: int) -> list[int]:
+    def place(
+        self, card: CardSpec, row: int, col: int, rotation: int
+    ) -> tuple[list[int], list[int]]:
         """Put `card` on top. Returns the cubes (per colour) that go back to the supply from
-        covered cells and from shops that lost a cell."""
+        covered cells and from shops that lost a cell, and those that go back to the
+        warehouse (bid cubes on covered ships, advanced mode)."""
         returned = [0, 0, 0, 0]
+        to_warehouse = [0, 0, 0, 0]
         new_shop_cells: dict[str, list[Pos]] = {}
         for dr, dc, cr, cc in ROTATIONS[rotation]:
             pos = (row + dr, col + dc)
@@ -211,7 +215,10 @@ class BusinessArea:
             if old is not None:
                 held = self.cubes.pop(pos, None)
                 if held is not None:
-                    returned[held[0]] += held[1]
+                    if old.kind is CellKind.SHIP:
+                        to_warehouse[held[0]] += held[1]
+                    else:
+                        returned[held[0]] += held[1]
                 if old.kind is CellKind.SHOP:
                     sid = self.shop_at[pos]
                     shop = self.shops[sid]
@@ -232,7 +239,7 @@ class BusinessArea:
                 self.shop_at[pos] = sid
         self.cards.append(Placement(card.id, row, col, rotation))
         self.recount()
-        return returned
+        return returned, to_warehouse
 
     # --- groups ---------------------------------------------------------------------------
     def groups(self) -> dict[Pos, tuple[Pos, ...]]:
@@ -276,10 +283,13 @@ class BusinessArea:
         return sum(n for pos, (_, n) in self.cubes.items() if top[pos].kind in kinds)
 
     def cubes_by_colour(self) -> list[int]:
-        """Cubes on every cell of the area (shops included), per colour."""
+        """Cubes from the supply on the cells of the area (shops included), per colour.
+        Bid cubes on ships are warehouse cubes (Ruling S1) and are not counted."""
         out = [0, 0, 0, 0]
-        for colour, n in self.cubes.values():
-            out[colour] += n
+        top = self.top
+        for pos, (colour, n) in self.cubes.items():
+            if top[pos].kind is not CellKind.SHIP:
+                out[colour] += n
         for shop in self.shops:
             for colour, n in enumerate(shop.cubes):
                 out[colour] += n
@@ -287,3 +297,12 @@ class BusinessArea:
 
     def shop_id_at(self, pos: Pos) -> int:
         return self.shop_at.get(pos, -1)
+
+    def cubes_on_kind(self, kind: CellKind) -> list[int]:
+        """Cubes per colour on the visible cells of one kind (e.g. ships, espresso cells)."""
+        out = [0, 0, 0, 0]
+        for pos in self.cells_of(kind):
+            held = self.cubes.get(pos)
+            if held is not None:
+                out[held[0]] += held[1]
+        return out

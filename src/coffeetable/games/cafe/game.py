@@ -10,6 +10,7 @@ from coffeetable.core.game import Action, Game, GameInfo
 from coffeetable.games.cafe import actions as act
 from coffeetable.games.cafe.deck import Deck, default_deck
 from coffeetable.games.cafe.state import CafeState
+from coffeetable.games.cafe.variant import CafeRules
 
 
 class CafeGame(Game):
@@ -20,6 +21,9 @@ class CafeGame(Game):
         max_players=4,
         simultaneous=True,
         options_help={
+            "variant": "'base' (default) or 'advanced' (auction for the master token; 2-4 players)",
+            "espresso": "true to add the Espresso expansion's 8 cards",
+            "promos": "list of promo cards to shuffle in: leao, coffee-mine, atlas",
             "deck_sha256": "the sha256 of the deck file played with (set automatically)",
         },
     )
@@ -33,15 +37,23 @@ class CafeGame(Game):
 
     # --- options --------------------------------------------------------------------------
     def normalize_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Complete options. `deck_sha256` names the deck a game is played with; it is
-        always written (so a record says which deck it needs) and, when given, must match."""
+        """Complete, validated options (see variant.py). `deck_sha256` names the deck a game
+        is played with; it is always written (so a record says which deck it needs) and,
+        when given, must match."""
         opts = dict(options or {})
         digest = opts.pop("deck_sha256", None)
-        if opts:
+        unknown = set(opts) - {"variant", "espresso", "promos"}
+        if unknown:
             raise DataError(
-                f"unknown Café option(s): {', '.join(sorted(opts))}; valid options: "
-                f"{', '.join(self.info.options_help) or 'none'}"
+                f"unknown Café option(s): {', '.join(sorted(unknown))}; valid options: "
+                f"{', '.join(self.info.options_help)}"
             )
+        rules = CafeRules.from_options(opts)
+        if rules.espresso and len(self.deck.of_kind("espresso")) != 8:
+            raise DataError(f"the deck {self.deck.source} has no Espresso expansion cards")
+        for card_id in rules.promos:
+            if not self.deck.has_card(card_id) or self.deck.card(card_id).kind != "promo":
+                raise DataError(f"the deck {self.deck.source} has no promo card {card_id}")
         if digest is not None and digest != self.deck.digest:
             which = "the default deck" if digest == default_deck().digest else "another deck"
             raise DataError(
@@ -53,7 +65,7 @@ class CafeGame(Game):
                     else "pass that deck file with --deck"
                 )
             )
-        return {"deck_sha256": self.deck.digest}
+        return {**rules.to_options(), "deck_sha256": self.deck.digest}
 
     def new_initial_state(
         self, num_players: int, seed: int, options: Mapping[str, Any] | None = None
@@ -64,25 +76,16 @@ class CafeGame(Game):
             raise DataError(f"Café is played by 1 to 4 players, not {num_players}")
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise DataError(f"the seed must be an integer, not {seed!r}")
-        return CafeState.new_game(self, num_players, seed, self.normalize_options(options))
+        normalized = self.normalize_options(options)
+        CafeRules.from_options(normalized).check_players(num_players)
+        return CafeState.new_game(self, num_players, seed, normalized)
 
     # --- notation and encoding -------------------------------------------------------------
     def parse_action(self, text: str) -> Action:
         return act.parse_action(text)
 
     def encode_action(self, action: Action) -> int:
-        if not isinstance(
-            action,
-            act.Take
-            | act.Place
-            | act.Produce
-            | act.Fill
-            | act.Dry
-            | act.Roast
-            | act.Deliver
-            | act.Clear
-            | act.End,
-        ):
+        if not isinstance(action, act.CafeAction):
             raise NotationError(f"{action!r} is not a Café action")
         index = 0
         if isinstance(action, act.Take):

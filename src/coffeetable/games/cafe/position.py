@@ -18,6 +18,9 @@ from coffeetable.games.cafe.deck import (
     BEAN_LIKE,
     COLOURS,
     COMPANIES,
+    ESPRESSO_CARDS,
+    PLAN_CARDS,
+    STAR_CARDS,
     CellKind,
     CellSpec,
     ShopSpec,
@@ -26,7 +29,6 @@ from coffeetable.games.cafe.deck import (
 )
 from coffeetable.games.cafe.state import (
     CUBES_PER_COLOUR,
-    DISPLAY_SIZE,
     MAX_AP,
     ROUNDS,
     CafeState,
@@ -66,6 +68,18 @@ def state_to_json(state: CafeState) -> dict[str, Any]:
         "deck": list(reversed(state.deck)),
         "removed": list(state.removed),
         "discard": list(state.discard),
+        **(
+            {
+                "auction": {
+                    "stakes": list(state.stakes),
+                    "passed": list(state.passed),
+                    "bidder": state.bidder,
+                    "bid_open": state.bid_open,
+                }
+            }
+            if state.phase is Phase.AUCTION
+            else {}
+        ),
         "supply": _counts(state.supply),
         "rng": f"{state.rng.state:#x}",  # a string: JSON readers may round big numbers
         "seats": [_player_to_json(p) for p in state.players],
@@ -88,13 +102,16 @@ def _player_to_json(p: PlayerState) -> dict[str, Any]:
             "colours": "".join(COLOURS[c] for c in range(4) if p.open_colours >> c & 1),
             "cells": [_pos(q) for q in sorted(p.open_cells)],
         }
+    pending: dict[str, Any] = {}
     if any(p.pending_fill):
-        out["pending"] = {
-            "fill": format_colours(p.pending_fill),
-            "group": [_pos(q) for q in p.pending_group],
-        }
-    elif p.pending_deliver is not None:
-        out["pending"] = {"deliver": _pos(p.pending_deliver)}
+        pending["fill"] = format_colours(p.pending_fill)
+        pending["group"] = [_pos(q) for q in p.pending_group]
+    if p.pending_supply:
+        pending["supply"] = [_pos(q) for q in p.pending_supply]
+    if p.pending_deliver is not None:
+        pending["deliver"] = _pos(p.pending_deliver)
+    if pending:
+        out["pending"] = pending
     return out
 
 
@@ -212,12 +229,46 @@ def _read_rng(value: int | str) -> int:
         ) from None
 
 
-def _check_plan_card(game: CafeGame, card_id: Any, where: str) -> None:
-    if not isinstance(card_id, str) or not game.deck.has_card(card_id):
+def _check_deck_card(state: CafeState, card_id: Any, where: str) -> None:
+    """Only cards this game's draw pile can hold: plan cards, and espresso and promo cards
+    when the options add them."""
+    deck = state.game.deck
+    if not isinstance(card_id, str) or not deck.has_card(card_id):
         raise DataError(f"{where} names an unknown card {card_id!r}")
-    kind = game.deck.card(card_id).kind
-    if kind != "plan":
-        raise DataError(f"{where}: {card_id} is a {kind} card, not a plan card")
+    kind = deck.card(card_id).kind
+    allowed = (
+        kind == "plan"
+        or (kind == "espresso" and state.rules.espresso)
+        or (kind == "promo" and card_id in state.rules.promos)
+    )
+    if not allowed:
+        raise DataError(f"{where}: {card_id} is a {kind} card, not in play with these options")
+
+
+def _read_auction(state: CafeState, raw: Any) -> None:
+    a = _Reader(raw, "position.auction")
+    a.check_keys({"stakes", "passed", "bidder", "bid_open"})
+    n = state.num_players
+    stakes = a.get("stakes", list, [0] * n)
+    passed = a.get("passed", list, [False] * n)
+    if len(stakes) != n or not all(
+        isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in stakes
+    ):
+        raise DataError(f"position.auction: 'stakes' must list {n} non-negative integers")
+    if len(passed) != n or not all(isinstance(x, bool) for x in passed):
+        raise DataError(f"position.auction: 'passed' must list {n} true/false values")
+    bidder = a.get("bidder", int, state.master)
+    bid_open = a.get("bid_open", int, 0)
+    if not 0 <= bidder < n or passed[bidder]:
+        raise DataError("position.auction: 'bidder' must be a seat that has not passed")
+    if not 0 <= bid_open <= stakes[bidder]:
+        raise DataError("position.auction: 'bid_open' counts cubes of the bidder's stake")
+    state.stakes, state.passed, state.bidder, state.bid_open = (
+        list(stakes),
+        list(passed),
+        bidder,
+        bid_open,
+    )
 
 
 def _read_colours(text: Any, where: str) -> tuple[int, int, int, int]:
@@ -247,6 +298,7 @@ def state_from_json(game: CafeGame, data: dict[str, Any]) -> CafeState:
             "supply",
             "rng",
             "seats",
+            "auction",
         }
     )
     if top.get("format", str) != POSITION_FORMAT or top.get("game", str) != "cafe":
@@ -257,6 +309,10 @@ def state_from_json(game: CafeGame, data: dict[str, Any]) -> CafeState:
     if not 1 <= n <= 4:
         raise DataError(f"position: 'seats' must list 1 to 4 players, not {n}")
     state = CafeState(game, n, options)
+    try:
+        state.rules.check_players(n)
+    except DataError as exc:
+        raise DataError(f"position: {exc}") from None
     state.round = top.get("round", int)
     if not 1 <= state.round <= ROUNDS:
         raise DataError(f"position: 'round' must be 1 to {ROUNDS}")
@@ -272,7 +328,7 @@ def state_from_json(game: CafeGame, data: dict[str, Any]) -> CafeState:
     def card_list(key: str) -> list[str]:
         ids = top.get(key, list, [])
         for card_id in ids:
-            _check_plan_card(game, card_id, f"position: {key!r}")
+            _check_deck_card(state, card_id, f"position: {key!r}")
         return list(ids)
 
     state.display = card_list("display")
@@ -283,7 +339,11 @@ def state_from_json(game: CafeGame, data: dict[str, Any]) -> CafeState:
         isinstance(s, int) and not isinstance(s, bool) and 0 <= s < n for s in state.draft_order
     ) or len(set(state.draft_order)) != len(state.draft_order):
         raise DataError(f"position: 'draft_order' must list distinct seat numbers 0..{n - 1}")
-    state.players = [_read_player(game, raw, f"seats[{i}]") for i, raw in enumerate(raw_seats)]
+    state.players = [_read_player(state, raw, f"seats[{i}]") for i, raw in enumerate(raw_seats)]
+    if state.phase is Phase.AUCTION:
+        _read_auction(state, data.get("auction"))
+    elif "auction" in data:
+        raise DataError("position: 'auction' belongs to the auction phase only")
 
     on_cells = state.cubes_on_cells()
     state.supply = [CUBES_PER_COLOUR - on_cells[c] for c in range(4)]
@@ -306,7 +366,8 @@ def state_from_json(game: CafeGame, data: dict[str, Any]) -> CafeState:
     return state
 
 
-def _read_player(game: CafeGame, raw: Any, where: str) -> PlayerState:
+def _read_player(state: CafeState, raw: Any, where: str) -> PlayerState:
+    game = state.game
     r = _Reader(raw, where)
     r.check_keys({"company", "warehouse", "stage", "hand", "ap", "area", "open", "pending"})
     company = r.get("company", str, "")
@@ -320,7 +381,7 @@ def _read_player(game: CafeGame, raw: Any, where: str) -> PlayerState:
     player = PlayerState(company=company, area=area, warehouse=warehouse, stage=_STAGES[stage_name])
     hand = r.get("hand", str, None, allow_none=True)
     if hand is not None:
-        _check_plan_card(game, hand, f"{where}: 'hand'")
+        _check_deck_card(state, hand, f"{where}: 'hand'")
     player.hand = hand
     player.ap = r.get("ap", int, 0)
     limit = min(MAX_AP, area.cups)
@@ -354,7 +415,17 @@ def _read_player(game: CafeGame, raw: Any, where: str) -> PlayerState:
                 )
     if "pending" in raw:
         p = _Reader(raw["pending"], f"{where}.pending")
-        p.check_keys({"fill", "group", "deliver"})
+        p.check_keys({"fill", "group", "deliver", "supply"})
+        supply_cells = tuple(
+            sorted(_read_pos(q, f"{where}.pending.supply") for q in p.get("supply", list, []))
+        )
+        for q in supply_cells:
+            if (
+                area.top.get(q, CellSpec(CellKind.EMPTY)).kind is not CellKind.SUPPLY
+                or q in area.cubes
+            ):
+                raise DataError(f"{where}.pending.supply: {list(q)} is not an empty supply cell")
+        player.pending_supply = supply_cells
         if "deliver" in raw["pending"]:
             pos = _read_pos(raw["pending"]["deliver"], f"{where}.pending.deliver")
             if (
@@ -363,7 +434,7 @@ def _read_player(game: CafeGame, raw: Any, where: str) -> PlayerState:
             ):
                 raise DataError(f"{where}.pending.deliver: must be a roast cell holding cubes")
             player.pending_deliver = pos
-        else:
+        elif "fill" in raw["pending"]:
             player.pending_fill = _read_colours(p.get("fill", str), f"{where}.pending.fill")
             player.pending_group = tuple(
                 sorted(_read_pos(q, f"{where}.pending.group") for q in p.get("group", list))
@@ -378,10 +449,9 @@ def _read_player(game: CafeGame, raw: Any, where: str) -> PlayerState:
                 )
             for colour, held in enumerate(player.pending_fill):
                 room = sum(
-                    1
+                    (2 if area.top[q].kind is CellKind.BONUS else 1) - area.cubes.get(q, (0, 0))[1]
                     for q in player.pending_group
-                    if q not in area.cubes
-                    and area.top[q].kind is CellKind.BEAN
+                    if area.top[q].kind in (CellKind.BEAN, CellKind.BONUS)
                     and area.top[q].colour == colour
                 )
                 if held > room:
@@ -480,33 +550,46 @@ def _place_cubes(
         limit = 2 if cell.kind is CellKind.BONUS else 1
         if (cell.colour >= 0 and colour != cell.colour) or total > limit:
             raise DataError(f"{where}: a bean cell holds at most {limit} cube(s) of its own colour")
-    elif cell.kind is CellKind.ESPRESSO:
+    elif cell.kind in (CellKind.ESPRESSO, CellKind.SHIP):
         if total > 1:
-            raise DataError(f"{where}: an espresso cell holds one cube")
+            raise DataError(f"{where}: an {cell.token} cell holds one cube at most")
     elif cell.kind not in (CellKind.DRY, CellKind.ROAST):
         raise DataError(f"{where}: a {cell.token} cell cannot hold cubes")
     area.cubes[pos] = (colour, total)
 
 
 def _remaining_draws(state: CafeState) -> int:
-    per_round = DISPLAY_SIZE + state.num_players - 1
-    future = (ROUNDS - state.round) * per_round
-    if state.phase is Phase.DRAFT:
-        future += max(0, len(state.draft_order) - 1)
-    return future if state.phase is not Phase.OVER else 0
+    """Cards the rest of the game will draw, plus those it leaves over at the end."""
+    n, rules = state.num_players, state.rules
+    deck_size = PLAN_CARDS - (STAR_CARDS if rules.removes_stars(n) else 0)
+    deck_size -= rules.extra_removals(n)
+    deck_size += ESPRESSO_CARDS if rules.espresso else 0
+    leftover = rules.leftover_cards(n, deck_size)
+    if state.phase is Phase.OVER:
+        return leftover
+    future = (ROUNDS - state.round) * rules.cards_per_round(n)
+    if state.phase is Phase.DRAFT and not rules.advanced:
+        future += max(0, len(state.draft_order) - 1)  # refills still to come this round
+    return future + leftover
 
 
 def _deal_unseen_deck(state: CafeState) -> None:
-    """No 'deck' given: deal the plan cards seen nowhere in the position, shuffled with the
-    position's RNG, as many as the remaining rounds draw; the rest are removed."""
+    """No 'deck' given: deal the cards seen nowhere in the position (plan cards, plus the
+    espresso and promo cards the options add), shuffled with the position's RNG, as many
+    as the rest of the game draws; the others are removed."""
     seen = set(state.display) | set(state.removed) | set(state.discard)
     for p in state.players:
         seen.update(pl.card for pl in p.area.cards)
         if p.hand:
             seen.add(p.hand)
-    plans = [c for c in state.game.deck.of_kind("plan") if c.id not in seen]
-    state.removed += [c.id for c in plans if c.star and state.num_players < 4]
-    unseen = [c.id for c in plans if not c.star or state.num_players == 4]
+    rules = state.rules
+    deck = state.game.deck
+    pool = [c for c in deck.of_kind("plan") if c.id not in seen]
+    state.removed += [c.id for c in pool if c.star and rules.removes_stars(state.num_players)]
+    unseen = [c.id for c in pool if not (c.star and rules.removes_stars(state.num_players))]
+    unseen += [c for c in rules.promos if c not in seen]
+    if rules.espresso:
+        unseen += [c.id for c in deck.of_kind("espresso") if c.id not in seen]
     state.rng.shuffle(unseen)
     need = _remaining_draws(state)
     state.deck = unseen[:need]
@@ -524,7 +607,15 @@ def _check_consistency(state: CafeState) -> None:
     if dupes:
         raise DataError(f"{where}: card(s) in two places at once: {', '.join(dupes)}")
     stages = {p.stage for p in state.players}
-    if state.phase is Phase.DRAFT:
+    if state.phase is Phase.AUCTION:
+        if not state.rules.advanced:
+            raise DataError(f"{where}: the auction phase exists in advanced mode only")
+        if stages != {Stage.WAIT} or state.draft_order or not state.display:
+            raise DataError(
+                f"{where}: in the auction phase every seat's stage is 'wait', 'draft_order' is "
+                "empty and 'display' shows the revealed cards"
+            )
+    elif state.phase is Phase.DRAFT:
         if stages != {Stage.WAIT} or not state.draft_order or not state.display:
             raise DataError(
                 f"{where}: in the draft phase every seat's stage is 'wait', 'draft_order' lists the "

@@ -1,7 +1,8 @@
-"""The Café game state and its rules (base game, 1-4 players).
+"""The Café game state and its rules (1-4 players; advanced mode, Espresso, promos).
 
-Phases of a round: DRAFT (one seat at a time picks from the display), then TURNS, where
-every seat independently places its card and takes its actions (Ruling A1: simultaneous).
+Phases of a round: in advanced mode an AUCTION for the master token first; then DRAFT (one
+seat at a time picks from the display), then TURNS, where every seat independently places
+its card and takes its actions (Ruling A1: simultaneous).
 See docs/cafe-rules.md for the rules and rulings this implements.
 """
 
@@ -9,17 +10,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from itertools import combinations_with_replacement
 from typing import TYPE_CHECKING, Any
 
 from coffeetable.core.game import Action, ScoreBreakdown, State
 from coffeetable.core.rng import Rng
 from coffeetable.games.cafe.actions import (
+    Bid,
+    BidDone,
     CafeAction,
     Clear,
     Deliver,
     Dry,
     End,
     Fill,
+    Pass,
     Place,
     Produce,
     Roast,
@@ -31,6 +36,7 @@ from coffeetable.games.cafe.deck import (
     CardSpec,
     CellKind,
 )
+from coffeetable.games.cafe.variant import CafeRules
 
 if TYPE_CHECKING:
     from coffeetable.games.cafe.game import CafeGame
@@ -38,9 +44,6 @@ if TYPE_CHECKING:
 CUBES_PER_COLOUR = 35
 MAX_AP = 8
 ROUNDS = 8
-DISPLAY_SIZE = 3
-#: Random plan cards removed (after the 8 star cards) by player count, base game.
-EXTRA_REMOVALS = {1: 16, 2: 8, 3: 0, 4: 0}
 SOLO_RATINGS = (
     (41, "Seriously?"),
     (36, "Incredible"),
@@ -55,6 +58,7 @@ class Phase(IntEnum):
     DRAFT = 0
     TURNS = 1
     OVER = 2
+    AUCTION = 3  # advanced mode, before the draft
 
 
 class Stage(IntEnum):
@@ -90,6 +94,7 @@ class PlayerState:
     pending_fill: tuple[int, int, int, int] = (0, 0, 0, 0)  # scarce cubes held, to place
     pending_group: tuple[Pos, ...] = ()
     pending_deliver: Pos | None = None  # roast cell being emptied
+    pending_supply: tuple[Pos, ...] = ()  # produced supply cells still to get a named colour
 
     def copy(self) -> PlayerState:
         return PlayerState(
@@ -106,6 +111,7 @@ class PlayerState:
             self.pending_fill,
             self.pending_group,
             self.pending_deliver,
+            self.pending_supply,
         )
 
     def close_action(self) -> None:
@@ -122,6 +128,7 @@ class CafeState(State):
         self.game = game
         self.num_players = num_players
         self.options = options
+        self.rules = CafeRules.from_options(options)
         self.rng = Rng(0)
         self.phase = Phase.DRAFT
         self.round = 1
@@ -134,6 +141,11 @@ class CafeState(State):
         self.players: list[PlayerState] = []
         self.supply = [CUBES_PER_COLOUR] * 4
         self._seats: frozenset[int] | None = None  # cache of current_seats()
+        # advanced-mode auction
+        self.stakes = [0] * num_players
+        self.passed = [False] * num_players
+        self.bidder = -1  # seat whose turn it is in the auction
+        self.bid_open = 0  # cubes paid so far in the bid being made
 
     # ==== set-up ===========================================================================
     @classmethod
@@ -144,13 +156,27 @@ class CafeState(State):
         random extra cards, deal companies, choose the master."""
         state = cls(game, num_players, options)
         state.rng = Rng(seed)
+        rules = state.rules
         deck = game.deck
-        plans = [c.id for c in deck.of_kind("plan") if num_players == 4 or not c.star]
-        state.removed = [c.id for c in deck.of_kind("plan") if c.star and num_players < 4]
+        stars = rules.removes_stars(num_players)
+        plans = [c.id for c in deck.of_kind("plan") if not (stars and c.star)]
+        state.removed = [c.id for c in deck.of_kind("plan") if stars and c.star]
         state.rng.shuffle(plans)
-        extra = EXTRA_REMOVALS[num_players]
+        extra = rules.extra_removals(num_players)
         state.removed += plans[:extra]
         state.deck = plans[extra:]
+        if rules.promos:
+            # k promo cards replace k plan cards, preferably ones with a shop, at random
+            for _ in rules.promos:
+                with_shops = [c for c in state.deck if deck.card(c).shops] or state.deck
+                out = with_shops[state.rng.randrange(len(with_shops))]
+                state.deck.remove(out)
+                state.removed.append(out)
+            state.deck += list(rules.promos)
+        if rules.espresso:
+            state.deck += [c.id for c in deck.of_kind("espresso")]
+        if rules.promos or rules.espresso:
+            state.rng.shuffle(state.deck)
         companies = [c.company or "" for c in deck.of_kind("start")]
         state.rng.shuffle(companies)
         for seat in range(num_players):
@@ -169,6 +195,8 @@ class CafeState(State):
         if seats is None:
             if self.phase is Phase.DRAFT:
                 seats = frozenset(self.draft_order[:1])
+            elif self.phase is Phase.AUCTION:
+                seats = frozenset([self.bidder])
             elif self.phase is Phase.TURNS:
                 seats = frozenset(
                     i for i, p in enumerate(self.players) if p.stage in (Stage.PLACE, Stage.ACT)
@@ -184,6 +212,8 @@ class CafeState(State):
     def legal_actions(self, seat: int) -> list[Action]:
         if self.phase is Phase.DRAFT:
             return self._legal_takes(seat) if self.draft_order[0] == seat else []
+        if self.phase is Phase.AUCTION:
+            return self._legal_bids(seat) if seat == self.bidder else []
         if self.phase is Phase.OVER or not 0 <= seat < self.num_players:
             return []
         player = self.players[seat]
@@ -218,6 +248,11 @@ class CafeState(State):
         new.players = [p.copy() for p in self.players]
         new.supply = self.supply.copy()
         new._seats = self._seats
+        new.rules = self.rules
+        new.stakes = self.stakes.copy()
+        new.passed = self.passed.copy()
+        new.bidder = self.bidder
+        new.bid_open = self.bid_open
         return new
 
     def to_json(self) -> dict[str, Any]:
@@ -232,7 +267,7 @@ class CafeState(State):
 
     # ==== draft ============================================================================
     def _start_draft(self) -> None:
-        self.phase = Phase.DRAFT
+        """Start a round: reveal the display, then the auction (advanced) or the draft."""
         for p in self.players:
             p.stage = Stage.WAIT
             p.hand = None
@@ -240,12 +275,21 @@ class CafeState(State):
             p.close_action()
         self.display = []
         self._refill_display()
+        if self.rules.advanced:
+            self.phase = Phase.AUCTION
+            self.stakes = [0] * self.num_players
+            self.passed = [False] * self.num_players
+            self.bid_open = 0
+            self.bidder = self.master
+            return
+        self.phase = Phase.DRAFT
         n = self.num_players
         self.draft_order = [(self.master + i) % n for i in range(1, n + 1)]
         self._skip_empty_draft()
 
     def _refill_display(self) -> None:
-        while len(self.display) < DISPLAY_SIZE and self.deck:
+        size = self.rules.display_size(self.num_players)
+        while len(self.display) < size and self.deck:
             self.display.append(self.deck.pop())
 
     def _skip_empty_draft(self) -> None:
@@ -257,7 +301,7 @@ class CafeState(State):
             self._start_turns()
 
     def card_is_free(self, seat: int, card: CardSpec) -> bool:
-        return not card.has_cup or self.players[seat].area.ships >= 2
+        return self.rules.advanced or not card.has_cup or self.players[seat].area.ships >= 2
 
     def _legal_takes(self, seat: int) -> list[Action]:
         warehouse = self.players[seat].warehouse
@@ -283,12 +327,67 @@ class CafeState(State):
             player.hand = action.card
         self.draft_order.pop(0)
         if self.draft_order:
-            self._refill_display()
+            if not self.rules.advanced:  # advanced mode: no refills
+                self._refill_display()
             self._skip_empty_draft()
         else:
             self.discard.extend(self.display)
             self.display = []
             self._start_turns()
+
+    # ==== auction (advanced mode, Ruling V1) ============================================
+    def highest_other_stake(self, seat: int) -> int:
+        return max((s for i, s in enumerate(self.stakes) if i != seat), default=0)
+
+    def _legal_bids(self, seat: int) -> list[Action]:
+        player = self.players[seat]
+        warehouse = player.warehouse
+        target = self.highest_other_stake(seat)
+        out: list[Action] = []
+        if self.bid_open == 0:
+            out.append(_PASS)
+            # a bid must be at least one cube and bring the stake up to the highest stake
+            if sum(warehouse) < max(1, target - self.stakes[seat]):
+                return out
+        elif self.stakes[seat] >= target:
+            out.append(_BID_DONE)
+        area = player.area
+        ships = [pos for pos in area.cells_of(CellKind.SHIP) if pos not in area.cubes]
+        for colour in range(4):
+            if warehouse[colour] > 0:
+                out.append(_interned(Bid, colour))
+                out.extend(_interned(Bid, colour, ship) for ship in ships)
+        return out
+
+    def _apply_bid(self, seat: int, action: Bid) -> None:
+        player = self.players[seat]
+        player.warehouse[action.colour] -= 1  # the cube is lost (Ruling V1) ...
+        if action.ship is not None:  # ... unless it goes onto an empty ship
+            player.area.cubes[action.ship] = (action.colour, 1)
+        self.stakes[seat] += 1
+        self.bid_open += 1
+
+    def _apply_bid_done(self, seat: int, action: BidDone) -> None:
+        self.master = seat  # an equal stake takes the token (Ruling V1)
+        self.bid_open = 0
+        self._next_bidder()
+
+    def _apply_pass(self, seat: int, action: Pass) -> None:
+        self.passed[seat] = True
+        self._next_bidder()
+
+    def _next_bidder(self) -> None:
+        n = self.num_players
+        for step in range(1, n + 1):
+            seat = (self.bidder + step) % n
+            if not self.passed[seat]:
+                self.bidder = seat
+                return
+        # everyone has passed: the draft starts with the (new) master, clockwise
+        self.bidder = -1
+        self.phase = Phase.DRAFT
+        self.draft_order = [(self.master + i) % n for i in range(n)]
+        self._skip_empty_draft()
 
     # ==== placement ========================================================================
     def _start_turns(self) -> None:
@@ -303,11 +402,12 @@ class CafeState(State):
     def _apply_place(self, seat: int, action: Place) -> None:
         player = self.players[seat]
         assert player.hand is not None
-        returned = player.area.place(
+        returned, to_warehouse = player.area.place(
             self.card(player.hand), action.row, action.col, action.rotation
         )
-        for colour, n in enumerate(returned):
-            self.supply[colour] += n
+        for colour in range(4):
+            self.supply[colour] += returned[colour]
+            player.warehouse[colour] += to_warehouse[colour]
         player.hand = None
         self._begin_actions(seat)
         self._end_round_if_done()
@@ -324,16 +424,8 @@ class CafeState(State):
         area = player.area
         if player.pending_deliver is not None:
             return self._deliveries(player, player.pending_deliver)
-        if any(player.pending_fill):
-            cubes = area.cubes
-            top = area.top
-            return [
-                Fill(pos)
-                for pos in player.pending_group
-                if pos not in cubes
-                and top[pos].kind is CellKind.BEAN
-                and player.pending_fill[top[pos].colour] > 0
-            ]
+        if any(player.pending_fill) or self._supply_choice_pending(player):
+            return self._fills(player)
         # One pass over the cubes: sources per colour for Dry and Roast, loaded roast cells,
         # clearable cells (all in row-major order, so the listing is canonical).
         top, cubes = area.top, area.cubes
@@ -367,17 +459,52 @@ class CafeState(State):
         return steps
 
     def _produces(self, player: PlayerState) -> list[Produce]:
+        """One Produce per bean group in which at least one cell would receive a cube."""
         area = player.area
         seen: set[tuple[Pos, ...]] = set()
         out: list[Produce] = []
         groups, top, cubes, supply = area.groups(), area.top, area.cubes, self.supply
-        for pos in area.cells_of(CellKind.BEAN):
-            if pos in cubes or supply[top[pos].colour] == 0:
-                continue
-            group = groups[pos]
-            if group not in seen:
-                seen.add(group)
-                out.append(_interned(Produce, group[0]))
+        any_supply = any(supply)
+        for kind in (CellKind.BEAN, CellKind.BONUS, CellKind.SUPPLY):
+            for pos in area.cells_of(kind):
+                if pos in cubes:
+                    continue
+                if not (any_supply if kind is CellKind.SUPPLY else supply[top[pos].colour]):
+                    continue
+                group = groups[pos]
+                if group not in seen:
+                    seen.add(group)
+                    out.append(_interned(Produce, group[0]))
+        if len(out) > 1:
+            out.sort(key=lambda a: a.at)
+        return out
+
+    def _supply_choice_pending(self, player: PlayerState) -> bool:
+        return bool(player.pending_supply) and any(self.supply)
+
+    def _fills(self, player: PlayerState) -> list[CafeAction]:
+        """The choices a Produce left open: which cells get scarce cubes (Ruling P1) and
+        which colour each produced supply cell takes."""
+        area = player.area
+        top, cubes = area.top, area.cubes
+        out: list[CafeAction] = []
+        if any(player.pending_fill):
+            for pos in player.pending_group:
+                cell = top[pos]
+                if cell.kind is CellKind.BEAN and pos in cubes:
+                    continue
+                if cell.kind is CellKind.BONUS and cubes.get(pos, (0, 0))[1] >= 2:
+                    continue
+                if (
+                    cell.kind in (CellKind.BEAN, CellKind.BONUS)
+                    and player.pending_fill[cell.colour]
+                ):
+                    out.append(_interned(Fill, pos))
+        if self._supply_choice_pending(player):
+            for pos in player.pending_supply:
+                out.extend(
+                    _interned(Fill, pos, colour) for colour in range(4) if self.supply[colour]
+                )
         return out
 
     def _transfers(
@@ -418,12 +545,18 @@ class CafeState(State):
                     out.extend(_interned(cls, pos, held[0], s) for s in srcs)
 
     def _deliveries(self, player: PlayerState, roast: Pos) -> list[CafeAction]:
-        colour = player.area.cubes[roast][0]
+        area = player.area
+        colour = area.cubes[roast][0]
         out: list[CafeAction] = [
             _interned(Deliver, roast, shop.anchor)
             for shop in player.area.shops
             if shop.needs(colour) > 0
         ]
+        out.extend(
+            _interned(Deliver, roast, pos)
+            for pos in area.cells_of(CellKind.ESPRESSO)
+            if pos not in area.cubes
+        )
         out.append(_interned(Deliver, roast, None))
         return out
 
@@ -442,18 +575,26 @@ class CafeState(State):
         player.ap -= 1
         player.close_action()
         group = area.groups()[action.at]
-        empty: list[list[Pos]] = [[], [], [], []]
+        top, cubes = area.top, area.cubes
+        wanted: list[list[Pos]] = [[], [], [], []]  # one entry per cube a cell should get
+        supply_cells: list[Pos] = []
         for pos in group:
-            cell = area.top[pos]
-            if cell.kind is CellKind.BEAN and pos not in area.cubes:
-                empty[cell.colour].append(pos)
+            if pos in cubes:
+                continue  # cells holding cubes are skipped (clear them first)
+            cell = top[pos]
+            if cell.kind is CellKind.BEAN:
+                wanted[cell.colour].append(pos)
+            elif cell.kind is CellKind.BONUS:
+                wanted[cell.colour] += [pos, pos]  # a bonus cell receives 2 cubes
+            elif cell.kind is CellKind.SUPPLY:
+                supply_cells.append(pos)
         held = [0, 0, 0, 0]
-        for colour, cells in enumerate(empty):
+        for colour, cells in enumerate(wanted):
             if not cells:
                 continue
             if self.supply[colour] >= len(cells):
                 for pos in cells:
-                    area.cubes[pos] = (colour, 1)
+                    cubes[pos] = (colour, cubes.get(pos, (colour, 0))[1] + 1)
                 self.supply[colour] -= len(cells)
             else:  # short: the seat chooses which cells get the cubes left (fill steps)
                 held[colour] = self.supply[colour]
@@ -461,17 +602,24 @@ class CafeState(State):
         if any(held):
             player.pending_fill = (held[0], held[1], held[2], held[3])
             player.pending_group = group
+        player.pending_supply = tuple(supply_cells)
         self._after_step(seat)
 
     def _apply_fill(self, seat: int, action: Fill) -> None:
         player = self.players[seat]
-        colour = player.area.top[action.at].colour
-        player.area.cubes[action.at] = (colour, 1)
-        held = list(player.pending_fill)
-        held[colour] -= 1
-        player.pending_fill = (held[0], held[1], held[2], held[3])
-        if not any(held):
-            player.pending_group = ()
+        cubes = player.area.cubes
+        if action.colour >= 0:  # a supply cell takes the named colour from the supply
+            cubes[action.at] = (action.colour, 1)
+            self.supply[action.colour] -= 1
+            player.pending_supply = tuple(p for p in player.pending_supply if p != action.at)
+        else:
+            colour = player.area.top[action.at].colour
+            cubes[action.at] = (colour, cubes.get(action.at, (colour, 0))[1] + 1)
+            held = list(player.pending_fill)
+            held[colour] -= 1
+            player.pending_fill = (held[0], held[1], held[2], held[3])
+            if not any(held):
+                player.pending_group = ()
         self._after_step(seat)
 
     def _apply_transfer(self, seat: int, action: Dry | Roast) -> None:
@@ -521,6 +669,8 @@ class CafeState(State):
         if action.to is None:
             player.warehouse[colour] += 1
             self.supply[colour] += 1  # off the cells; warehouse cubes do not count (Ruling S1)
+        elif action.to not in area.shop_at:  # an espresso cell (stays on the cells)
+            area.cubes[action.to] = (colour, 1)
         else:
             sid = area.shop_at[action.to]
             shop = area.shops[sid]
@@ -549,7 +699,12 @@ class CafeState(State):
 
     def _finish_if_stuck(self, player: PlayerState) -> None:
         """A turn ends at 0 AP unless a started action can still be continued."""
-        if player.ap > 0 or player.pending_deliver is not None or any(player.pending_fill):
+        if (
+            player.ap > 0
+            or player.pending_deliver is not None
+            or any(player.pending_fill)
+            or self._supply_choice_pending(player)
+        ):
             return
         if player.open_kind is not OpenKind.NONE and any(
             not isinstance(step, Clear | End) for step in self._legal_steps(player)
@@ -557,16 +712,31 @@ class CafeState(State):
             return
         player.stage = Stage.DONE
         player.close_action()
+        player.pending_supply = ()
 
     def _end_round_if_done(self) -> None:
         if self.phase is not Phase.TURNS or any(p.stage is not Stage.DONE for p in self.players):
             return
         if self.round >= ROUNDS:
-            self.phase = Phase.OVER
+            self._finish_game()
             return
         self.round += 1
-        self.master = (self.master + 1) % self.num_players
+        if not self.rules.advanced:  # advanced mode: the next auction decides
+            self.master = (self.master + 1) % self.num_players
         self._start_draft()
+
+    def _finish_game(self) -> None:
+        """Bid cubes on ships go back to their warehouses; each espresso cube is exchanged for
+        a warehouse cube of the colour that scores best (Ruling E3)."""
+        for player in self.players:
+            warehouse, _ = self._final_warehouse(player)
+            area = player.area
+            for pos in [*area.cells_of(CellKind.SHIP), *area.cells_of(CellKind.ESPRESSO)]:
+                held = area.cubes.pop(pos, None)
+                if held is not None and area.top[pos].kind is CellKind.ESPRESSO:
+                    self.supply[held[0]] += held[1]
+            player.warehouse = warehouse
+        self.phase = Phase.OVER
 
     # ==== canonical spellings and explanations ============================================
     def canonical_action(self, seat: int, action: Action) -> Action:
@@ -609,21 +779,41 @@ class CafeState(State):
         player = self.players[seat]
         area = player.area
         shops = sum(shop.spec.vp for shop in area.shops if shop.complete)
-        low, second = sorted(player.warehouse)[:2]
-        total = shops + 2 * low + second
+        warehouse, _ = self._final_warehouse(player)
+        low, second = sorted(warehouse)[:2]
+        cakes = cake_bonus(area)
+        total = shops + cakes + 2 * low + second
         roast = area.cubes_on(frozenset({CellKind.ROAST}))
         dry = area.cubes_on(frozenset({CellKind.DRY}))
         label = solo_rating(total) if self.num_players == 1 else None
-        return ScoreBreakdown(
-            total=total,
-            parts=(
-                ("shops", shops),
-                ("warehouse lowest x2", 2 * low),
-                ("warehouse second x1", second),
-            ),
-            tiebreak=(roast, dry),
-            label=label,
-        )
+        parts: list[tuple[str, int]] = [("shops", shops)]
+        if self.rules.espresso:
+            parts.append(("cakes", cakes))
+        parts += [("warehouse lowest x2", 2 * low), ("warehouse second x1", second)]
+        return ScoreBreakdown(total=total, parts=tuple(parts), tiebreak=(roast, dry), label=label)
+
+    @staticmethod
+    def _final_warehouse(player: PlayerState) -> tuple[list[int], list[int]]:
+        """The warehouse as it scores: plus bid cubes on ships, plus one cube per espresso
+        cube in the colour that scores best (Ruling E3). Also returns those colours."""
+        area = player.area
+        warehouse = [
+            a + b for a, b in zip(player.warehouse, area.cubes_on_kind(CellKind.SHIP), strict=True)
+        ]
+        espresso = sum(area.cubes_on_kind(CellKind.ESPRESSO))
+        if not espresso:
+            return warehouse, []
+        best: tuple[int, list[int]] = (-1, [])
+        for colours in combinations_with_replacement(range(4), espresso):
+            trial = warehouse.copy()
+            for c in colours:
+                trial[c] += 1
+            low, second = sorted(trial)[:2]
+            if 2 * low + second > best[0]:
+                best = (2 * low + second, list(colours))
+        for c in best[1]:
+            warehouse[c] += 1
+        return warehouse, best[1]
 
     # ==== helpers for tools ================================================================
     def cubes_on_cells(self) -> list[int]:
@@ -637,6 +827,8 @@ class CafeState(State):
 
 
 _END = End()
+_PASS = Pass()
+_BID_DONE = BidDone()
 _PLACES: dict[tuple[int, int, int], Place] = {}
 # Legal-action listings build the same few hundred action objects over and over (in search
 # and playouts): intern them, since constructing a frozen dataclass costs more than a lookup.
@@ -660,6 +852,34 @@ def place_action(row: int, col: int, rotation: int) -> Place:
     return action
 
 
+def cake_bonus(area: BusinessArea) -> int:
+    """VP from cake cells: each cake adds its VP to one orthogonally adjacent completed shop,
+    a shop counts at most one cake; the assignment that scores most (Ruling E1)."""
+    cakes = area.cells_of(CellKind.CAKE)
+    if not cakes:
+        return 0
+    options: list[tuple[int, list[int]]] = []
+    for r, c in cakes:
+        shops = {
+            area.shop_at[nb]
+            for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+            if nb in area.shop_at and area.shops[area.shop_at[nb]].complete
+        }
+        options.append((area.top[(r, c)].value, sorted(shops)))
+
+    def best(i: int, used: frozenset[int]) -> int:
+        if i == len(options):
+            return 0
+        value, shops = options[i]
+        score = best(i + 1, used)
+        for sid in shops:
+            if sid not in used:
+                score = max(score, value + best(i + 1, used | {sid}))
+        return score
+
+    return best(0, frozenset())
+
+
 def solo_rating(total: int) -> str:
     for threshold, label in SOLO_RATINGS:
         if total >= threshold:
@@ -677,6 +897,9 @@ _APPLY: dict[type, Any] = {
     Deliver: CafeState._apply_deliver,
     Clear: CafeState._apply_clear,
     End: CafeState._apply_end,
+    Bid: CafeState._apply_bid,
+    BidDone: CafeState._apply_bid_done,
+    Pass: CafeState._apply_pass,
 }
 
 __all__ = ["CafeState", "Phase", "PlayerState", "Stage"]
