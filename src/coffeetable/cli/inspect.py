@@ -20,6 +20,7 @@ def describe(state: State, record: GameRecord | None) -> dict[str, Any]:
             for seat in sorted(state.current_seats())
         },
         "scores": [s.to_json() for s in state.scores()],
+        "options": getattr(state, "options", {}),
     }
     if record is not None:
         info.update(
@@ -43,11 +44,14 @@ def inspect_file(path: str, deck: str | None, as_json: bool) -> int:
     if as_json:
         print(json.dumps(info, indent=2, ensure_ascii=False))
         return 0
-    lines = [f"{path}: {state.game.info.title} {info['kind']}"]
+    opts = {k: v for k, v in info["options"].items() if k != "deck_sha256"}
+    lines = [
+        f"{path}: {state.game.info.title} {info['kind']}; options: "
+        + (", ".join(f"{k}={v}" for k, v in opts.items()) or "none")
+    ]
     if record is not None:
         lines.append(
-            f"seats: {', '.join(record.seats)}; seed {record.seed}; options {record.options or 'none'}; "
-            f"{len(record.actions)} actions"
+            f"seats: {', '.join(record.seats)}; seed {record.seed}; {len(record.actions)} actions"
         )
     lines.append(state.render())
     if state.is_over():

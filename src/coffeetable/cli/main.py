@@ -36,6 +36,30 @@ def _add_common(p: argparse.ArgumentParser, game: bool = True) -> None:
     p.add_argument(
         "--deck", metavar="FILE", help="Café: play with this deck file instead of the default"
     )
+    p.add_argument(
+        "--variant",
+        choices=("base", "advanced"),
+        help="Café: 'advanced' adds the auction for the master token (2-4 players)",
+    )
+    p.add_argument("--espresso", action="store_true", help="Café: add the Espresso expansion")
+    p.add_argument(
+        "--promo",
+        action="append",
+        metavar="NAME",
+        help="Café: shuffle in a promo card (leao, coffee-mine, atlas); repeat for more",
+    )
+
+
+def options_from(args: argparse.Namespace) -> dict[str, Any]:
+    """Game options from the command line (only those given)."""
+    options: dict[str, Any] = {}
+    if args.variant:
+        options["variant"] = args.variant
+    if args.espresso:
+        options["espresso"] = True
+    if args.promo:
+        options["promos"] = list(args.promo)
+    return options
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -98,7 +122,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _play(args: argparse.Namespace) -> int:
     from coffeetable.cli.play import play
 
-    return play(game_for(args.game, args.deck), args.players, args.bots, args.seed, args.record)
+    return play(
+        game_for(args.game, args.deck),
+        args.players,
+        args.bots,
+        args.seed,
+        args.record,
+        options_from(args),
+    )
 
 
 def _sim(args: argparse.Namespace) -> int:
@@ -106,7 +137,9 @@ def _sim(args: argparse.Namespace) -> int:
 
     if args.games < 1:
         raise DataError("--games must be at least 1")
-    stats = run_sim(game_for(args.game, args.deck), args.players, args.games, args.seed)
+    stats = run_sim(
+        game_for(args.game, args.deck), args.players, args.games, args.seed, options_from(args)
+    )
     if args.json:
         print(json.dumps(stats, indent=2))
     else:

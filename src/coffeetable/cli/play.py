@@ -6,6 +6,7 @@ import json
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 from coffeetable.bots.random_bot import RandomBot
 from coffeetable.core.errors import CoffeetableError, DataError
@@ -17,7 +18,14 @@ HELP = """commands: a move in notation (see docs/cafe-notation.md), or
   save FILE write the record so far      quit   stop (the record is written if --record)"""
 
 
-def play(game: Game, players: int, bots: int, seed: int | None, record_path: str | None) -> int:
+def play(
+    game: Game,
+    players: int,
+    bots: int,
+    seed: int | None,
+    record_path: str | None,
+    options: dict[str, Any] | None = None,
+) -> int:
     if not game.info.min_players <= players <= game.info.max_players:
         raise DataError(
             f"{game.info.title} is played by {game.info.min_players} to {game.info.max_players} players"
@@ -26,7 +34,7 @@ def play(game: Game, players: int, bots: int, seed: int | None, record_path: str
         raise DataError(f"--bots must be between 0 and {players}")
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
-    options = game.normalize_options(None)
+    options = game.normalize_options(options)
     state = game.new_initial_state(players, seed, options)
     humans = players - bots
     seats = [f"human:{i}" if i < humans else "bot:random" for i in range(players)]

@@ -22,7 +22,9 @@ def play_out(state: State, bots: list[RandomBot]) -> int:
     return actions
 
 
-def run_sim(game: Game, players: int, games: int, seed: int) -> dict[str, Any]:
+def run_sim(
+    game: Game, players: int, games: int, seed: int, options: dict[str, Any] | None = None
+) -> dict[str, Any]:
     if not game.info.min_players <= players <= game.info.max_players:
         raise DataError(
             f"{game.info.title} is played by {game.info.min_players} to {game.info.max_players} players"
@@ -32,7 +34,7 @@ def run_sim(game: Game, players: int, games: int, seed: int) -> dict[str, Any]:
     actions = 0
     start = time.perf_counter()
     for g in range(games):
-        state = game.new_initial_state(players, seed + g)
+        state = game.new_initial_state(players, seed + g, options)
         bots = [RandomBot(seed=(seed + g) * 16 + s) for s in range(players)]
         actions += play_out(state, bots)
         for s, score in enumerate(state.scores()):
@@ -46,6 +48,7 @@ def run_sim(game: Game, players: int, games: int, seed: int) -> dict[str, Any]:
         "players": players,
         "games": games,
         "seed": seed,
+        "options": game.normalize_options(options),
         "bots": ["random"] * players,
         "seats": [
             {
@@ -67,6 +70,8 @@ def run_sim(game: Game, players: int, games: int, seed: int) -> dict[str, Any]:
 def format_stats(stats: dict[str, Any]) -> str:
     lines = [
         f"{stats['games']} games of {stats['game']} with {stats['players']} random bots (seed {stats['seed']})",
+        "options: "
+        + ", ".join(f"{k}={v}" for k, v in stats["options"].items() if k != "deck_sha256"),
         "seat   mean  stdev  min  max  win share",
     ]
     for s in stats["seats"]:

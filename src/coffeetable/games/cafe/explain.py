@@ -6,11 +6,14 @@ from typing import TYPE_CHECKING
 
 from coffeetable.core.game import Action
 from coffeetable.games.cafe.actions import (
+    Bid,
+    BidDone,
     Clear,
     Deliver,
     Dry,
     End,
     Fill,
+    Pass,
     Place,
     Produce,
     Roast,
@@ -28,6 +31,10 @@ def explain(state: CafeState, seat: int, action: Action) -> str:
 
     text = action.notation()
     player = state.players[seat]
+    if isinstance(action, Bid | BidDone | Pass):
+        return _explain_auction(state, seat, action)
+    if state.phase is Phase.AUCTION:
+        return f"{text}: the auction for the master token comes first ('bid COLOUR' or 'pass')"
     if isinstance(action, Take):
         if state.phase is not Phase.DRAFT:
             return f"{text}: cards are taken during the draft, not now"
@@ -62,8 +69,11 @@ def explain(state: CafeState, seat: int, action: Action) -> str:
             f"{text}: first deliver the remaining cubes of roast cell "
             f"{format_pos(player.pending_deliver)} (all its cubes go in one action)"
         )
-    if any(player.pending_fill) and not isinstance(action, Fill):
-        return f"{text}: first choose which cells get the scarce cubes ('fill ROW,COL')"
+    if (any(player.pending_fill) or player.pending_supply) and not isinstance(action, Fill):
+        return (
+            f"{text}: first finish your Produce: choose the cells for scarce cubes "
+            "('fill ROW,COL') and a colour for each supply cell ('fill ROW,COL COLOUR')"
+        )
     area = player.area
     cells = area.top
     if isinstance(action, Produce | Fill | Clear | Dry | Roast | Deliver):
@@ -79,6 +89,10 @@ def explain(state: CafeState, seat: int, action: Action) -> str:
             return f"{text}: only bean, dry and roast cells can be cleared"
         return f"{text}: that cell holds no cubes"
     if isinstance(action, Fill):
+        if action.colour >= 0:
+            if action.at not in player.pending_supply:
+                return f"{text}: only a supply cell you just produced takes a named colour"
+            return f"{text}: the supply has no {COLOURS[action.colour]} cube left"
         return f"{text}: nothing to fill there"
     if isinstance(action, End):
         return f"{text}: finish the action you started first"
@@ -106,6 +120,8 @@ def explain(state: CafeState, seat: int, action: Action) -> str:
         if cells[action.source].kind is not CellKind.ROAST or action.source not in area.cubes:
             return f"{text}: {format_pos(action.source)} is not a roast cell holding cubes"
         if action.to is not None:
+            if cells.get(action.to) is not None and cells[action.to].kind is CellKind.ESPRESSO:
+                return f"{text}: that espresso cell already holds a cube"
             if action.to not in area.shop_at:
                 return f"{text}: {format_pos(action.to)} is not a shop"
             shop = area.shops[area.shop_at[action.to]]
@@ -114,3 +130,29 @@ def explain(state: CafeState, seat: int, action: Action) -> str:
             return f"{text}: that shop needs no more {COLOURS[area.cubes[action.source][0]]} cubes"
         return f"{text}: you have no action points left"
     return f"{text} is not legal now"
+
+
+def _explain_auction(state: CafeState, seat: int, action: Bid | BidDone | Pass) -> str:
+    from coffeetable.games.cafe.state import Phase
+
+    text = action.notation()
+    if state.phase is not Phase.AUCTION:
+        return f"{text}: there is no auction now (advanced mode, at the start of each round)"
+    player = state.players[seat]
+    high = state.highest_other_stake(seat)
+    if isinstance(action, Pass):
+        return f"{text}: finish the bid you started first ('bid done')"
+    if isinstance(action, BidDone):
+        if not state.bid_open:
+            return f"{text}: you have not paid any cube into a bid"
+        return f"{text}: your stake {state.stakes[seat]} must reach the highest stake {high}"
+    if player.warehouse[action.colour] == 0:
+        return f"{text}: your warehouse has no {COLOURS[action.colour]} cube"
+    if action.ship is not None:
+        cell = player.area.top.get(action.ship)
+        if cell is None or cell.kind is not CellKind.SHIP or action.ship in player.area.cubes:
+            return f"{text}: {format_pos(action.ship)} is not an empty visible ship of yours"
+    return (
+        f"{text}: your warehouse cannot bring your stake up to the highest stake ({high}); "
+        "you can only pass"
+    )

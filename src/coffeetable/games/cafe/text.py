@@ -34,6 +34,8 @@ def cell_label(cell: CellSpec, held: tuple[int, int] | None = None, shop_note: s
         return f"E[{cubes}]"
     if kind is CellKind.CAKE:
         return f"cake{cell.value}"
+    if kind is CellKind.SHIP and held is not None:
+        return f"ship:{COLOURS[held[0]]}"
     if kind is CellKind.SHOP:
         return shop_note or f"S{cell.shop}"
     if kind is CellKind.EMPTY:
@@ -78,8 +80,8 @@ def render_area(area: BusinessArea) -> str:
     return "\n".join(lines)
 
 
-def render_card(card: CardSpec) -> list[str]:
-    head = f"{card.id}{' (cup: costs 1 cube)' if card.has_cup else ''}"
+def render_card(card: CardSpec, cups_cost: bool = True) -> list[str]:
+    head = f"{card.id}{' (cup: costs 1 cube)' if card.has_cup and cups_cost else ''}"
     rows = [
         "".join(
             f"{cell_label(cell, None, f'S{cell.shop}' if cell.kind is CellKind.SHOP else ''):^{WIDTH}}"
@@ -102,10 +104,19 @@ def render_state(state: CafeState, seat: int | None = None) -> str:
         f"deck: {len(state.deck)} cards; supply: "
         + " ".join(f"{COLOURS[c]}{state.supply[c]}" for c in range(4))
     ]
-    if state.phase is Phase.DRAFT:
+    if state.phase is Phase.AUCTION:
+        stakes = ", ".join(
+            f"seat {i}: {'passed' if state.passed[i] else 'in'}, stake {state.stakes[i]}"
+            for i in range(state.num_players)
+        )
+        out.append(f"Auction for the master token: seat {state.bidder} to bid or pass ({stakes})")
+        out.append("Revealed cards:")
+    elif state.phase is Phase.DRAFT:
         out.append(f"Draft: seat {state.draft_order[0]} picks; on offer:")
+    if state.phase in (Phase.AUCTION, Phase.DRAFT):
         for card_id in state.display:
-            out.extend("  " + line for line in render_card(state.card(card_id)))
+            lines = render_card(state.card(card_id), cups_cost=not state.rules.advanced)
+            out.extend("  " + line for line in lines)
     seats = range(state.num_players) if seat is None else [seat]
     for i in seats:
         p = state.players[i]
