@@ -465,7 +465,8 @@ class CafeState(State):
         out: list[Produce] = []
         groups, top, cubes, supply = area.groups(), area.top, area.cubes, self.supply
         any_supply = any(supply)
-        for kind in (CellKind.BEAN, CellKind.BONUS, CellKind.SUPPLY):
+        extra = area.cells_of(CellKind.BONUS) or area.cells_of(CellKind.SUPPLY)
+        for kind in (CellKind.BEAN, CellKind.BONUS, CellKind.SUPPLY) if extra else (CellKind.BEAN,):
             for pos in area.cells_of(kind):
                 if pos in cubes:
                     continue
@@ -475,7 +476,7 @@ class CafeState(State):
                 if group not in seen:
                     seen.add(group)
                     out.append(_interned(Produce, group[0]))
-        if len(out) > 1:
+        if extra and len(out) > 1:  # groups in order of their first cell
             out.sort(key=lambda a: a.at)
         return out
 
@@ -694,7 +695,10 @@ class CafeState(State):
         self._end_round_if_done()
 
     def _after_step(self, seat: int) -> None:
-        self._finish_if_stuck(self.players[seat])
+        player = self.players[seat]
+        if player.pending_supply and not self._supply_choice_pending(player):
+            player.pending_supply = ()  # the supply ran dry: nothing left to choose
+        self._finish_if_stuck(player)
         self._end_round_if_done()
 
     def _finish_if_stuck(self, player: PlayerState) -> None:
