@@ -105,7 +105,7 @@ def _player_to_json(p: PlayerState) -> dict[str, Any]:
     pending: dict[str, Any] = {}
     if any(p.pending_fill):
         pending["fill"] = format_colours(p.pending_fill)
-        pending["group"] = [_pos(q) for q in p.pending_group]
+        pending["cells"] = [_pos(q) for q in p.pending_cells]
     if p.pending_supply:
         pending["supply"] = [_pos(q) for q in p.pending_supply]
     if p.pending_deliver is not None:
@@ -415,7 +415,7 @@ def _read_player(state: CafeState, raw: Any, where: str) -> PlayerState:
                 )
     if "pending" in raw:
         p = _Reader(raw["pending"], f"{where}.pending")
-        p.check_keys({"fill", "group", "deliver", "supply"})
+        p.check_keys({"fill", "cells", "deliver", "supply"})
         supply_cells = tuple(
             sorted(_read_pos(q, f"{where}.pending.supply") for q in p.get("supply", list, []))
         )
@@ -436,21 +436,23 @@ def _read_player(state: CafeState, raw: Any, where: str) -> PlayerState:
             player.pending_deliver = pos
         elif "fill" in raw["pending"]:
             player.pending_fill = _read_colours(p.get("fill", str), f"{where}.pending.fill")
-            player.pending_group = tuple(
-                sorted(_read_pos(q, f"{where}.pending.group") for q in p.get("group", list))
+            player.pending_cells = tuple(
+                sorted(_read_pos(q, f"{where}.pending.cells") for q in p.get("cells", list))
             )
-            groups = area.groups()
-            if (
-                not player.pending_group
-                or groups.get(player.pending_group[0]) != player.pending_group
-            ):
-                raise DataError(
-                    f"{where}.pending: 'group' must list exactly the cells of one bean group"
-                )
+            for q in player.pending_cells:
+                cell = area.top.get(q, CellSpec(CellKind.EMPTY))
+                if (
+                    cell.kind not in (CellKind.BEAN, CellKind.BONUS)
+                    or not player.pending_fill[cell.colour]
+                ):
+                    raise DataError(
+                        f"{where}.pending.cells: {list(q)} is not a bean or bonus cell of a colour "
+                        "still to fill"
+                    )
             for colour, held in enumerate(player.pending_fill):
                 room = sum(
                     (2 if area.top[q].kind is CellKind.BONUS else 1) - area.cubes.get(q, (0, 0))[1]
-                    for q in player.pending_group
+                    for q in player.pending_cells
                     if area.top[q].kind in (CellKind.BEAN, CellKind.BONUS)
                     and area.top[q].colour == colour
                 )

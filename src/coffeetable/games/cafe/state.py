@@ -92,7 +92,7 @@ class PlayerState:
     open_colours: int = 0  # bit per colour used in the open Dry/Roast action
     open_cells: frozenset[Pos] = frozenset()  # cells filled by the open Dry/Roast action
     pending_fill: tuple[int, int, int, int] = (0, 0, 0, 0)  # scarce cubes held, to place
-    pending_group: tuple[Pos, ...] = ()
+    pending_cells: tuple[Pos, ...] = ()  # cells that may take them (empty when produced)
     pending_deliver: Pos | None = None  # roast cell being emptied
     pending_supply: tuple[Pos, ...] = ()  # produced supply cells still to get a named colour
 
@@ -109,7 +109,7 @@ class PlayerState:
             self.open_colours,
             self.open_cells,
             self.pending_fill,
-            self.pending_group,
+            self.pending_cells,
             self.pending_deliver,
             self.pending_supply,
         )
@@ -490,7 +490,7 @@ class CafeState(State):
         top, cubes = area.top, area.cubes
         out: list[CafeAction] = []
         if any(player.pending_fill):
-            for pos in player.pending_group:
+            for pos in player.pending_cells:
                 cell = top[pos]
                 if cell.kind is CellKind.BEAN and pos in cubes:
                     continue
@@ -602,7 +602,9 @@ class CafeState(State):
                 self.supply[colour] = 0
         if any(held):
             player.pending_fill = (held[0], held[1], held[2], held[3])
-            player.pending_group = group
+            player.pending_cells = tuple(
+                sorted({pos for colour in range(4) if held[colour] for pos in wanted[colour]})
+            )
         player.pending_supply = tuple(supply_cells)
         self._after_step(seat)
 
@@ -620,7 +622,7 @@ class CafeState(State):
             held[colour] -= 1
             player.pending_fill = (held[0], held[1], held[2], held[3])
             if not any(held):
-                player.pending_group = ()
+                player.pending_cells = ()
         self._after_step(seat)
 
     def _apply_transfer(self, seat: int, action: Dry | Roast) -> None:
@@ -791,7 +793,7 @@ class CafeState(State):
         dry = area.cubes_on(frozenset({CellKind.DRY}))
         label = solo_rating(total) if self.num_players == 1 else None
         parts: list[tuple[str, int]] = [("shops", shops)]
-        if self.rules.espresso:
+        if self.rules.espresso or cakes:
             parts.append(("cakes", cakes))
         parts += [("warehouse lowest x2", 2 * low), ("warehouse second x1", second)]
         return ScoreBreakdown(total=total, parts=tuple(parts), tiebreak=(roast, dry), label=label)
