@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from coffeetable.core.errors import CoffeetableError, DataError
 from coffeetable.core.game import Game
@@ -62,11 +62,18 @@ def options_from(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors, like every other error of the command line."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="coffeetable", description="Play and study Café (and soon Coffee Rush)."
+    parser = _Parser(prog="coffeetable", description="Play and study Café (and soon Coffee Rush).")
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=_Parser
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     play = sub.add_parser("play", help="play in the terminal (hotseat and/or against bots)")
     _add_common(play)
@@ -92,7 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("--json", action="store_true")
 
     deck = sub.add_parser("deck", help="deck files")
-    deck_sub = deck.add_subparsers(dest="deck_command", required=True, metavar="SUBCOMMAND")
+    deck_sub = deck.add_subparsers(
+        dest="deck_command", required=True, metavar="SUBCOMMAND", parser_class=_Parser
+    )
     check = deck_sub.add_parser("check", help="validate a Café deck file")
     check.add_argument("file")
     return parser

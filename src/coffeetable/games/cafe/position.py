@@ -246,7 +246,7 @@ def _check_deck_card(state: CafeState, card_id: Any, where: str) -> None:
 
 
 def _read_auction(state: CafeState, raw: Any) -> None:
-    a = _Reader(raw, "position.auction")
+    a = _Reader({} if raw is None else raw, "position.auction")
     a.check_keys({"stakes", "passed", "bidder", "bid_open"})
     n = state.num_players
     stakes = a.get("stakes", list, [0] * n)
