@@ -748,7 +748,7 @@ def test_auction_position_round_trips_mid_bid() -> None:
     [
         (lambda d: d.update(options={}), "advanced"),
         (lambda d: d.update(auction={}), None),  # every key has a default
-        (lambda d: d.pop("auction"), "auction"),
+        (lambda d: d.pop("auction"), None),  # a missing auction object takes the defaults too
         (lambda d: d["auction"].update(bidder=5), "bidder"),
         (lambda d: d["auction"].update(passed=[True, False]), "bidder"),
         (lambda d: d["auction"].update(stakes=[0]), "stakes"),
