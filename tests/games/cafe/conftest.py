@@ -17,10 +17,11 @@ brown cubes, ``r:GGG`` a roast cell with three green cubes.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from coffeetable.core.registry import find_game
-from coffeetable.games.cafe.actions import parse_action
+from coffeetable.games.cafe.actions import Bid, BidDone, Clear, Deliver, End, Pass, parse_action
 from coffeetable.games.cafe.state import CafeState
 
 GAME = find_game("cafe")
@@ -60,8 +61,14 @@ def parse_grid(
     return out
 
 
-def grid_area(grid: str, shops: list[dict] | tuple = (), origin: tuple[int, int] = (0, 0)) -> dict:
-    """The position JSON of a business area."""
+def grid_area(
+    grid: str,
+    shops: list[dict] | tuple = (),
+    origin: tuple[int, int] = (0, 0),
+    kinds: dict[str, str] | None = None,
+) -> dict:
+    """The position JSON of a business area (`kinds` maps grid letters to cell tokens)."""
+    kinds = _KINDS if kinds is None else kinds
     cells: list[dict] = []
     shop_cells: dict[int, list[list[int]]] = {}
     for (r, c), kind, cubes in parse_grid(grid, origin):
@@ -69,7 +76,7 @@ def grid_area(grid: str, shops: list[dict] | tuple = (), origin: tuple[int, int]
             entry: dict[str, Any] = {"at": [r, c], "cell": "shop", "shop": int(kind)}
             shop_cells.setdefault(int(kind), []).append([r, c])
         else:
-            entry = {"at": [r, c], "cell": _KINDS[kind]}
+            entry = {"at": [r, c], "cell": kinds[kind]}
         if cubes:
             entry["cubes"] = cubes
         cells.append(entry)
@@ -179,3 +186,33 @@ def seat_stage(state: CafeState, seat: int = 0) -> str:
 
 def shop_cubes(state: CafeState, seat: int = 0) -> list[str]:
     return [s["cubes"] for s in state.to_json()["seats"][seat]["area"]["shops"]]
+
+
+# ==== random play used by the property and variant suites ==================================
+
+
+def choose(rng: random.Random, actions: list) -> Any:
+    """Rarely ends a turn early, likes shops and espresso cells; in the auction it passes
+    often enough that auctions end with a mix of bids and passes."""
+    if any(isinstance(a, Bid | BidDone | Pass) for a in actions):
+        if BidDone() in actions and rng.random() < 0.6:
+            return BidDone()
+        if Pass() in actions and rng.random() < 0.45:
+            return Pass()
+        return rng.choice(actions)
+    busy = [a for a in actions if not isinstance(a, End | Clear)]
+    if busy and rng.random() < 0.93:
+        targeted = [a for a in busy if isinstance(a, Deliver) and a.to is not None]
+        if targeted and rng.random() < 0.7:
+            return rng.choice(targeted)
+        return rng.choice(busy)
+    return rng.choice(actions)
+
+
+def step(state: Any, rng: random.Random) -> tuple[int, Any]:
+    """One random legal action by a random seat that may act (checked apply)."""
+    seat = rng.choice(sorted(state.current_seats()))
+    action = choose(rng, state.legal_actions(seat))
+    applied = state.apply(seat, action)
+    assert applied == action  # legal actions are listed in canonical form
+    return seat, action

@@ -31,7 +31,7 @@ from coffeetable.games.cafe.actions import (
     parse_action,
 )
 from coffeetable.games.cafe.deck import default_deck
-from tests.games.cafe.conftest import GAME
+from tests.games.cafe.conftest import GAME, step
 
 PLAYERS = st.integers(min_value=1, max_value=4)
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
@@ -45,25 +45,6 @@ def game_settings(examples: int) -> settings:
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow],
     )
-
-
-def choose(rng: random.Random, actions: list) -> object:
-    busy = [a for a in actions if not isinstance(a, End | Clear)]
-    if busy and rng.random() < 0.93:
-        to_shops = [a for a in busy if isinstance(a, Deliver) and a.to is not None]
-        if to_shops and rng.random() < 0.7:
-            return rng.choice(to_shops)
-        return rng.choice(busy)
-    return rng.choice(actions)
-
-
-def step(state, rng: random.Random) -> tuple[int, object]:
-    """One random legal action by a random seat that may act (checked apply)."""
-    seat = rng.choice(sorted(state.current_seats()))
-    action = choose(rng, state.legal_actions(seat))
-    applied = state.apply(seat, action)
-    assert applied == action  # legal actions are listed in canonical form
-    return seat, action
 
 
 def check_invariants(state, *, seats: bool = True) -> dict:

@@ -21,7 +21,6 @@ from coffeetable.core.record import GameRecord
 from coffeetable.games.cafe.actions import (
     Bid,
     BidDone,
-    Clear,
     Deliver,
     End,
     Fill,
@@ -31,8 +30,10 @@ from coffeetable.games.cafe.actions import (
 )
 from coffeetable.games.cafe.deck import default_deck
 from tests.games.cafe.conftest import (
+    _KINDS,
     GAME,
     cubes_at,
+    grid_area,
     legal,
     parse_grid,
     play,
@@ -41,6 +42,7 @@ from tests.games.cafe.conftest import (
     seat_json,
     shop,
     shop_cubes,
+    step,
     supply,
     warehouse,
 )
@@ -106,32 +108,6 @@ def usual_removals(options: dict, players: int) -> int:
 
 
 # ==== a mildly purposeful random bot =========================================================
-
-
-def choose(rng: random.Random, actions: list) -> Any:
-    """Rarely ends a turn early, likes shops and espresso cells; in the auction it passes
-    often enough that auctions end with a mix of bids and passes."""
-    if any(isinstance(a, Bid | BidDone | Pass) for a in actions):
-        if BidDone() in actions and rng.random() < 0.6:
-            return BidDone()
-        if Pass() in actions and rng.random() < 0.45:
-            return Pass()
-        return rng.choice(actions)
-    busy = [a for a in actions if not isinstance(a, End | Clear)]
-    if busy and rng.random() < 0.93:
-        targeted = [a for a in busy if isinstance(a, Deliver) and a.to is not None]
-        if targeted and rng.random() < 0.7:
-            return rng.choice(targeted)
-        return rng.choice(busy)
-    return rng.choice(actions)
-
-
-def step(state, rng: random.Random) -> tuple[int, Any]:
-    seat = rng.choice(sorted(state.current_seats()))
-    action = choose(rng, state.legal_actions(seat))
-    applied = state.apply(seat, action)
-    assert applied == action  # legal actions are listed in canonical form
-    return seat, action
 
 
 def first_step(state, seat: int) -> Any:
@@ -799,21 +775,10 @@ def test_auction_actions_outside_the_auction_are_rejected() -> None:
 # ==== the Espresso expansion's cells ========================================================
 
 XKINDS = {
-    "Y": "bean-Y",
-    "B": "bean-B",
-    "G": "bean-G",
-    "R": "bean-R",
-    "d": "dry",
-    "r": "roast",
-    "c": "cup",
-    "s": "ship",
-    ".": "empty",
+    **_KINDS,
     "e": "espresso",
     "S": "supply",
-    "bY": "bonus-Y",
-    "bB": "bonus-B",
-    "bG": "bonus-G",
-    "bR": "bonus-R",
+    **{f"b{c}": f"bonus-{c}" for c in "YBGR"},
     **{f"k{v}": f"cake-{v}" for v in range(1, 10)},
 }
 
@@ -825,23 +790,7 @@ def xseat(grid: str, shops: list[dict] | tuple = (), **kw: Any) -> dict:
         cups = sum(1 for _, k, _ in parse_grid(grid) if k == "c")
         kw["ap"] = 0 if stage in ("place", "done") else min(8, cups)
     seat = seat_json("c", **kw)
-    cells: list[dict] = []
-    shop_cells: dict[int, list[list[int]]] = {}
-    for (r, c), kind, cubes in parse_grid(grid):
-        if kind.isdigit():
-            entry: dict[str, Any] = {"at": [r, c], "cell": "shop", "shop": int(kind)}
-            shop_cells.setdefault(int(kind), []).append([r, c])
-        else:
-            entry = {"at": [r, c], "cell": XKINDS[kind]}
-        if cubes:
-            entry["cubes"] = cubes
-        cells.append(entry)
-    shop_list = []
-    for i, s in enumerate(shops):
-        s = dict(s)
-        s.setdefault("cells", shop_cells.get(i, []))
-        shop_list.append(s)
-    seat["area"] = {"cells": cells, "shops": shop_list}
+    seat["area"] = grid_area(grid, shops, kinds=XKINDS)
     return seat
 
 
