@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from coffeetable.cli.main import main
 from coffeetable.core.errors import DataError, IllegalActionError
 from coffeetable.core.record import GameRecord
 from coffeetable.games.cafe.actions import (
@@ -29,6 +28,7 @@ from coffeetable.games.cafe.actions import (
     Take,
 )
 from coffeetable.games.cafe.deck import default_deck
+from tests.cli.test_cli import assert_user_error, run
 from tests.games.cafe.conftest import (
     _KINDS,
     GAME,
@@ -1159,19 +1159,8 @@ def test_ruling_e2_advanced_with_espresso_reveals_players_plus_one() -> None:
 # ==== command line ==========================================================================
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def one_error_line(code: int, err: str) -> str:
-    assert code == 2
-    lines = err.splitlines()
-    assert lines and lines[0].startswith("error: ")
-    assert sum(1 for line in lines if line.startswith("error:")) == 1
-    assert "Traceback" not in err
-    return lines[0]
+    return assert_user_error(code, err).splitlines()[0]
 
 
 @pytest.mark.parametrize("command", ["sim", "play"])
