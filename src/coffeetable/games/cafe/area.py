@@ -278,10 +278,6 @@ class BusinessArea:
             self._kinds = kinds
         return self._kinds.get(kind, [])
 
-    def cubes_on(self, kinds: frozenset[CellKind]) -> int:
-        top = self.top
-        return sum(n for pos, (_, n) in self.cubes.items() if top[pos].kind in kinds)
-
     def cubes_by_colour(self) -> list[int]:
         """Cubes from the supply on the cells of the area (shops included), per colour.
         Bid cubes on ships are warehouse cubes (Ruling S1) and are not counted."""
