@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 _FACTORIES: dict[str, str] = {
     "cafe": "coffeetable.games.cafe:CafeGame",
+    "coffee-rush": "coffeetable.games.coffee_rush:CoffeeRushGame",
 }
 _CACHE: dict[str, Game] = {}
 
