@@ -15,41 +15,10 @@ import random
 import statistics
 import time
 
+from _playout import report_throughput
+
 from coffeetable import find_game
 from coffeetable.games.cafe import CafeState, Stage
-
-
-def playouts(players: int, games: int, seed: int) -> tuple[float, float]:
-    game = find_game("cafe")
-    rng = random.Random(seed)
-    actions = 0
-    start = time.perf_counter()
-    for g in range(games):
-        state = game.new_initial_state(players, seed * 100_000 + g)
-        while not state.is_over():
-            seat = min(state.current_seats())
-            state.apply_unchecked(seat, rng.choice(state.legal_actions(seat)))
-            actions += 1
-    elapsed = time.perf_counter() - start
-    return actions / elapsed, games / elapsed
-
-
-def openspiel_tic_tac_toe(seconds: float, seed: int) -> float | None:
-    """Random actions/s of OpenSpiel's pure-Python tic-tac-toe (reference; optional)."""
-    try:
-        from open_spiel.python.games import tic_tac_toe
-    except ImportError:
-        return None
-    game = tic_tac_toe.TicTacToeGame()
-    rng = random.Random(seed)
-    actions = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            state.apply_action(rng.choice(state.legal_actions()))
-            actions += 1
-    return actions / (time.perf_counter() - start)
 
 
 def nine_card_area(seed: int) -> CafeState | None:
@@ -93,33 +62,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    # Interleave the reference with our runs, so that each ratio compares figures taken
-    # moments apart on this shared, noisy machine.
-    runs: dict[int, list[tuple[float, float]]] = {1: [], 4: []}
-    ratios: dict[int, list[float]] = {1: [], 4: []}
-    for seed in range(args.repeats):
-        for players in (1, 4):
-            ref = openspiel_tic_tac_toe(1.0, seed)
-            result = playouts(players, args.games, seed)
-            runs[players].append(result)
-            if ref:
-                ratios[players].append(result[0] / ref)
-    for players in (1, 4):
-        aps = statistics.median(r[0] for r in runs[players])
-        gps = statistics.median(r[1] for r in runs[players])
-        line = (
-            f"{players} player(s): median {aps:,.0f} actions/s, {gps:,.1f} games/s "
-            f"({args.repeats} runs x {args.games} games; min {min(r[0] for r in runs[players]):,.0f}, "
-            f"max {max(r[0] for r in runs[players]):,.0f} actions/s)"
-        )
-        if ratios[players]:
-            line += (
-                f"; median {statistics.median(ratios[players]):.2f}x OpenSpiel's Python "
-                "tic-tac-toe measured just before each run"
-            )
-        print(line)
-    if not ratios[1]:
-        print("(OpenSpiel not installed: pip install -e '.[bench]' for the reference ratio)")
+    report_throughput("cafe", (1, 4), args.games, args.repeats)
     times = placement_time(args.repeats * 4)
     print(
         f"legal placements on a 9-card area: median {statistics.median(times) * 1e3:.3f} ms "

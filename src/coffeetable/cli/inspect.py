@@ -34,17 +34,19 @@ def describe(state: State, record: GameRecord | None) -> dict[str, Any]:
     return info
 
 
-def inspect_file(path: str, deck: str | None, as_json: bool) -> int:
+def inspect_file(path: str, deck: str | None, as_json: bool, cards: str | None = None) -> int:
     data = read_json_file(path)
     game = None
-    if deck is not None:
-        game = game_for(data.get("game", "cafe") if isinstance(data, dict) else "cafe", deck)
+    if deck is not None or cards is not None:
+        default = "coffee-rush" if cards is not None else "cafe"
+        name = data.get("game", default) if isinstance(data, dict) else default
+        game = game_for(name if isinstance(name, str) else default, deck, cards)
     state, record = load_state_or_record(data, game)
     info = describe(state, record)
     if as_json:
         print(json.dumps(info, indent=2, ensure_ascii=False))
         return 0
-    opts = {k: v for k, v in info["options"].items() if k != "deck_sha256"}
+    opts = {k: v for k, v in info["options"].items() if not k.endswith("_sha256")}
     lines = [
         f"{path}: {state.game.info.title} {info['kind']}; options: "
         + (", ".join(f"{k}={v}" for k, v in opts.items()) or "none")

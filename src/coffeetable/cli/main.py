@@ -18,16 +18,24 @@ from coffeetable.core.registry import find_game, game_names
 EXIT_USAGE = 2
 
 
-def game_for(name: str, deck_path: str | None) -> Game:
-    """The named game; Café with another deck when --deck is given."""
+def game_for(name: str, deck_path: str | None, cards_path: str | None = None) -> Game:
+    """The named game; Café with another deck (--deck), Coffee Rush with other cards (--cards)."""
     game = find_game(name)
-    if deck_path is None:
-        return game
-    if game.info.name != "cafe":
-        raise DataError(f"--deck applies to Café only, not {game.info.title}")
-    from coffeetable.games.cafe import CafeGame, load_deck
+    if deck_path is not None:
+        if game.info.name != "cafe":
+            raise DataError(f"--deck applies to Café only, not {game.info.title} (use --cards)")
+        from coffeetable.games.cafe import CafeGame, load_deck
 
-    return CafeGame(load_deck(deck_path))
+        return CafeGame(load_deck(deck_path))
+    if cards_path is not None:
+        if game.info.name != "coffee-rush":
+            raise DataError(
+                f"--cards applies to Coffee Rush only, not {game.info.title} (use --deck)"
+            )
+        from coffeetable.games.coffee_rush import CoffeeRushGame, load_cards
+
+        return CoffeeRushGame(load_cards(cards_path))
+    return game
 
 
 def _add_common(p: argparse.ArgumentParser, game: bool = True) -> None:
@@ -48,6 +56,16 @@ def _add_common(p: argparse.ArgumentParser, game: bool = True) -> None:
         metavar="NAME",
         help="Café: shuffle in a promo card (leao, coffee-mine, atlas); repeat for more",
     )
+    p.add_argument(
+        "--cards",
+        metavar="FILE",
+        help="Coffee Rush: play with this card file instead of the default",
+    )
+    p.add_argument(
+        "--less-luck",
+        action="store_true",
+        help="Coffee Rush: the optional less-luck set-up (an Espresso/Ristretto on every counter 1)",
+    )
 
 
 def options_from(args: argparse.Namespace) -> dict[str, Any]:
@@ -59,6 +77,8 @@ def options_from(args: argparse.Namespace) -> dict[str, Any]:
         options["espresso"] = True
     if args.promo:
         options["promos"] = list(args.promo)
+    if args.less_luck:
+        options["less_luck"] = True
     return options
 
 
@@ -70,7 +90,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="coffeetable", description="Play and study Café (and soon Coffee Rush).")
+    parser = _Parser(prog="coffeetable", description="Play and study Café and Coffee Rush.")
     sub = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=_Parser
     )
@@ -96,13 +116,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     inspect.add_argument("file", help="a game record or position (JSON)")
     inspect.add_argument("--deck", metavar="FILE", help="Café: the deck the game was played with")
+    inspect.add_argument(
+        "--cards", metavar="FILE", help="Coffee Rush: the card file the game was played with"
+    )
     inspect.add_argument("--json", action="store_true")
 
-    deck = sub.add_parser("deck", help="deck files")
+    deck = sub.add_parser("deck", help="deck and card files")
     deck_sub = deck.add_subparsers(
         dest="deck_command", required=True, metavar="SUBCOMMAND", parser_class=_Parser
     )
-    check = deck_sub.add_parser("check", help="validate a Café deck file")
+    check = deck_sub.add_parser(
+        "check", help="validate a Café deck file or a Coffee Rush card file"
+    )
     check.add_argument("file")
     return parser
 
@@ -132,7 +157,7 @@ def _play(args: argparse.Namespace) -> int:
     from coffeetable.cli.play import play
 
     return play(
-        game_for(args.game, args.deck),
+        game_for(args.game, args.deck, args.cards),
         args.players,
         args.bots,
         args.seed,
@@ -147,7 +172,11 @@ def _sim(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise DataError("--games must be at least 1")
     stats = run_sim(
-        game_for(args.game, args.deck), args.players, args.games, args.seed, options_from(args)
+        game_for(args.game, args.deck, args.cards),
+        args.players,
+        args.games,
+        args.seed,
+        options_from(args),
     )
     if args.json:
         print(json.dumps(stats, indent=2))
@@ -161,28 +190,71 @@ def _sim(args: argparse.Namespace) -> int:
 def _inspect(args: argparse.Namespace) -> int:
     from coffeetable.cli.inspect import inspect_file
 
-    return inspect_file(args.file, args.deck, args.json)
+    return inspect_file(args.file, args.deck, args.json, args.cards)
+
+
+def _toml_format(path: str) -> object:
+    """The `format` field of a TOML file, or None if it cannot be read (the deck loader then
+    reports why)."""
+    import tomllib
+
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f).get("format")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
 
 
 def _deck(args: argparse.Namespace) -> int:
+    from coffeetable.games.coffee_rush.cards import CARDS_FORMAT
+
+    if _toml_format(args.file) == CARDS_FORMAT:
+        return _check_cards(args.file)
+    return _check_deck(args.file)
+
+
+def _print_problems(source: str, what: str, problems: list[str]) -> int:
+    print(f"error: {source}: invalid {what}, {len(problems)} problem(s):", file=sys.stderr)
+    for problem in problems:
+        print(f"  - {problem}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _check_cards(path: str) -> int:
+    from coffeetable.games.coffee_rush.cards import CardsError, load_cards
+
+    try:
+        cards = load_cards(path)
+    except CardsError as exc:
+        return _print_problems(exc.source, "Coffee Rush card file", exc.problems)
+    verified = sum(d.copies for d in cards.drinks if d.verified)
+    special = sum(d.copies for d in cards.drinks if d.special)
+    less_luck = sum(d.copies for d in cards.drinks if d.less_luck)
+    print(
+        f"{path}: valid Coffee Rush card file {cards.name!r} (version {cards.version}): "
+        f"{cards.total_cards} order cards of {len(cards.drinks)} drinks ({special} Special Menu, "
+        f"{less_luck} for the less-luck set-up; {verified} with verified recipes); "
+        f"{sum(cards.box)} ingredient tokens, {cards.rush} rush tokens"
+    )
+    if less_luck < 4:
+        print(f"note: {less_luck} less-luck cards; the less-luck set-up needs one per player")
+    return 0
+
+
+def _check_deck(path: str) -> int:
     from coffeetable.games.cafe.deck import DeckError, load_deck
 
     try:
-        deck = load_deck(args.file)
+        deck = load_deck(path)
     except DeckError as exc:
-        print(
-            f"error: {exc.source}: invalid deck, {len(exc.problems)} problem(s):", file=sys.stderr
-        )
-        for problem in exc.problems:
-            print(f"  - {problem}", file=sys.stderr)
-        return EXIT_USAGE
+        return _print_problems(exc.source, "deck", exc.problems)
     kinds: dict[str, Any] = {}
     for card in deck.cards:
         kinds[card.kind] = kinds.get(card.kind, 0) + 1
     stars = sum(1 for c in deck.cards if c.star)
     counts = ", ".join(f"{n} {k}" for k, n in kinds.items())
     print(
-        f"{args.file}: valid Café deck {deck.name!r} (version {deck.version}): {counts}; {stars} star cards"
+        f"{path}: valid Café deck {deck.name!r} (version {deck.version}): {counts}; {stars} star cards"
     )
     if "espresso" not in kinds:
         print("note: no espresso cards; the Espresso expansion cannot be played with this deck")

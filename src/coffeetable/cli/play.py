@@ -13,7 +13,7 @@ from coffeetable.core.errors import CoffeetableError, DataError
 from coffeetable.core.game import Game
 from coffeetable.core.record import GameRecord
 
-HELP = """commands: a move in notation (see docs/cafe-notation.md), or
+HELP = """commands: a move in notation (docs/cafe-notation.md, docs/coffee-rush-notation.md), or
   ?         list your legal moves        show   draw the table again
   save FILE write the record so far      quit   stop (the record is written if --record)"""
 
@@ -79,7 +79,7 @@ def play(
                 print(f"  not played: {exc}")
                 continue
             record.actions.append((seat, applied.notation()))
-            shown_for = None
+            shown_for = None  # show the table again after every move of a person
     if state.is_over():
         print(state.render())
         print("\nFinal scores:")

@@ -71,7 +71,7 @@ def format_stats(stats: dict[str, Any]) -> str:
     lines = [
         f"{stats['games']} games of {stats['game']} with {stats['players']} random bots (seed {stats['seed']})",
         "options: "
-        + ", ".join(f"{k}={v}" for k, v in stats["options"].items() if k != "deck_sha256"),
+        + ", ".join(f"{k}={v}" for k, v in stats["options"].items() if not k.endswith("_sha256")),
         "seat   mean  stdev  min  max  win share",
     ]
     for s in stats["seats"]:
