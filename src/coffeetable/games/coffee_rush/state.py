@@ -320,7 +320,10 @@ class RushState(State):
             try:
                 done = State.apply(trial, seat, step)
             except IllegalActionError as exc:
-                raise type(exc)(f"{where}: {exc}") from None
+                message = str(exc)
+                if message.startswith(step.notation() + ":"):
+                    where = f"step {i + 1} of the turn"
+                raise type(exc)(f"{where}: {message}") from None
             assert isinstance(done, RushAction)
             applied.append(done)
         for name in RushState.__slots__:
