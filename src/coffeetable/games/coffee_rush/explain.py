@@ -61,6 +61,8 @@ def _reason(state: RushState, seat: int, action: Action) -> str:
         if stage is not Stage.MOVE:
             return "your movement is over for this turn"
         mine = state.meeples[seat]
+        if action.frm < 0:
+            return f"none of your meeples can step to {square_name(action.to)} now"
         if action.frm not in mine:
             return f"you have no meeple on {square_name(action.frm)}"
         if state.meeple >= 0 and action.frm != mine[state.meeple]:

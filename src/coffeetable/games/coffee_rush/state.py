@@ -308,6 +308,8 @@ class RushState(State):
         applied: list[RushAction] = []
         for i, step in enumerate(turn.steps):
             where = f"step {i + 1} of the turn ({step.notation()})"
+            if i and _already_done(trial, seat, step):
+                continue  # the engine played this forced step itself (Ruling A1)
             if (
                 isinstance(step, Pour | Serve | End)
                 and trial.phase is Phase.TURN
@@ -604,6 +606,15 @@ class RushState(State):
         for pile in (*self.completed, *self.penalties, self.discarded, self.removed):
             out.extend(pile)
         return out
+
+
+def _already_done(state: RushState, seat: int, step: RushAction) -> bool:
+    """In a turn text, a `stop` or `end` that the engine has already played by itself."""
+    if isinstance(step, End):
+        return state.phase is Phase.OVER or state.current != seat
+    if isinstance(step, Stop):
+        return state.current == seat and state.phase is Phase.TURN and state.stage is not Stage.MOVE
+    return False
 
 
 def _distance_to_free(start: int, occupied: list[int], nbrs: tuple[tuple[int, ...], ...]) -> int:
