@@ -194,21 +194,25 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 def _toml_format(path: str) -> object:
-    """The `format` field of a TOML file, or None if it cannot be read (the deck loader then
-    reports why)."""
+    """The `format` field of a TOML file (a tuple for a file with Coffee Rush tables), or None
+    if it cannot be read (the deck loader then reports why)."""
     import tomllib
 
     try:
         with open(path, "rb") as f:
-            return tomllib.load(f).get("format")
+            data = tomllib.load(f)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None
+    if "drink" in data or "board" in data:  # a Coffee Rush card file, whatever its format says
+        return ("coffee-rush",)
+    return data.get("format")
 
 
 def _deck(args: argparse.Namespace) -> int:
     from coffeetable.games.coffee_rush.cards import CARDS_FORMAT
 
-    if _toml_format(args.file) == CARDS_FORMAT:
+    fmt = _toml_format(args.file)
+    if isinstance(fmt, tuple) or fmt == CARDS_FORMAT:
         return _check_cards(args.file)
     return _check_deck(args.file)
 

@@ -8,6 +8,7 @@ Cards with the same drink are interchangeable, so a card is represented by its d
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ COUNTERS = 4
 MIN_CARDS = 9
 MAX_INGREDIENTS = 16
 MAX_DRINKS = 255
+_INGREDIENT_RE = re.compile(r"[a-z][a-z0-9-]*")
 
 
 class CardsError(DataError):
@@ -190,8 +192,17 @@ def parse_cards(raw: bytes, source: str) -> CardSet:
         problems.append(f"'name' must be a non-empty string (got {name!r})")
         name = source
     ingredients, box, rush = _read_box(data.get("box"), problems)
-    board, specialties = _read_board(data.get("board"), ingredients, problems)
-    drinks = _read_drinks(data.get("drink"), ingredients, box, problems)
+    board: tuple[int, ...] = ()
+    specialties: frozenset[int] = frozenset()
+    drinks: list[Drink] = []
+    if ingredients:  # the board and the recipes are checked against the box's ingredients
+        board, specialties = _read_board(data.get("board"), ingredients, problems)
+        drinks = _read_drinks(data.get("drink"), ingredients, box, problems)
+    else:  # without valid ingredients, say only what else is missing
+        if not isinstance(data.get("board"), dict):
+            problems.append("a [board] table is required (rows, specialties)")
+        if not isinstance(data.get("drink"), list) or not data.get("drink"):
+            problems.append("no [[drink]] tables")
     if problems:
         raise CardsError(source, problems)
     return CardSet(
@@ -223,12 +234,13 @@ def _read_box(raw: Any, problems: list[str]) -> tuple[tuple[str, ...], tuple[int
     if (
         not isinstance(names, list)
         or not names
-        or not all(isinstance(n, str) and n.strip() and n == n.strip().lower() for n in names)
+        or not all(isinstance(n, str) and _INGREDIENT_RE.fullmatch(n) for n in names)
         or len(set(names)) != len(names)
         or len(names) > MAX_INGREDIENTS
     ):
         problems.append(
-            f"[box] 'ingredients' must list 1 to {MAX_INGREDIENTS} different lower-case names"
+            f"[box] 'ingredients' must list 1 to {MAX_INGREDIENTS} different names of lower-case "
+            f"letters, digits and '-' (got {names!r})"
         )
         return (), (), 0
     tokens = raw.get("tokens")
@@ -300,6 +312,7 @@ def _read_drinks(
         problems.append(f"at most {MAX_DRINKS} drinks (got {len(raw)})")
     drinks: list[Drink] = []
     names: Counter[str] = Counter()
+    spelled: dict[str, str] = {}
     known = {"name", "recipe", "copies", "special", "verified", "less_luck"}
     for n, rd in enumerate(raw):
         where = f"drink #{n + 1}"
@@ -307,11 +320,14 @@ def _read_drinks(
             problems.append(f"{where}: must be a table")
             continue
         name = rd.get("name")
-        if not isinstance(name, str) or not name.strip() or name != name.strip():
-            problems.append(f"{where}: 'name' must be a non-empty string without outer spaces")
+        if not isinstance(name, str) or not name.strip() or name != " ".join(name.split()):
+            problems.append(
+                f"{where}: 'name' must be a non-empty string with single spaces between words"
+            )
             continue
         where = f"drink {name!r}"
         names[name.lower()] += 1
+        spelled.setdefault(name.lower(), name)
         if extra := set(rd) - known:
             problems.append(f"{where}: unknown field(s) {', '.join(sorted(extra))}")
         if not name.replace(" ", "").replace("-", "").replace("'", "").isalnum():
@@ -327,7 +343,7 @@ def _read_drinks(
                 else:
                     problems.append(f"{where}: {item!r} is not an ingredient of [box]")
             for i, k in enumerate(counts):
-                if box and i < len(box) and k > box[i]:
+                if box and i < len(box) and box[i] and k > box[i]:
                     problems.append(
                         f"{where}: needs {k} {ingredients[i]} but the box has only {box[i]}"
                     )
@@ -338,11 +354,18 @@ def _read_drinks(
         flags = {}
         for flag, required in (("special", True), ("verified", True), ("less_luck", False)):
             value = rd.get(flag, None if required else False)
-            if not isinstance(value, bool):
+            if value is None:
                 problems.append(
-                    f"{where}: {flag!r} (true/false) is {'required' if required else 'optional'}"
-                    + (": say where the recipe comes from" if flag == "verified" else "")
+                    f"{where}: {flag!r} (true/false) is required"
+                    + (
+                        ": say whether the recipe was checked against the card"
+                        if flag == "verified"
+                        else ""
+                    )
                 )
+                value = False
+            elif not isinstance(value, bool):
+                problems.append(f"{where}: {flag!r} must be true or false (got {value!r})")
                 value = False
             flags[flag] = value
         drinks.append(
@@ -355,9 +378,11 @@ def _read_drinks(
                 less_luck=flags["less_luck"],
             )
         )
-    for name, k in names.items():
+    for key, k in names.items():
         if k > 1:
-            problems.append(f"drink name {name!r} is used {k} times (names must differ)")
+            problems.append(
+                f"drink name {spelled[key]!r} is used {k} times (names must differ, ignoring case)"
+            )
     total = sum(d.copies for d in drinks)
     if drinks and total < MIN_CARDS:
         problems.append(

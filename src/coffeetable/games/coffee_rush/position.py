@@ -65,9 +65,13 @@ def state_to_json(state: RushState) -> dict[str, Any]:
     }
     if state.phase is Phase.TURN:
         moving = state.meeples[state.current][state.meeple] if state.meeple >= 0 else -1
+        mine = state.meeples[state.current]
         out["turn"] = {
             "stage": state.stage.name.lower(),
-            "moving": square_name(moving) if moving >= 0 else None,
+            # the moving meeple's square; its index when both meeples of the seat share it
+            "moving": None
+            if moving < 0
+            else (state.meeple if mine.count(moving) > 1 else square_name(moving)),
             "steps": state.steps,
             "hand": cards.tokens_list(state.hand),
             "served": state.served,
@@ -189,6 +193,10 @@ def state_from_json(game: CoffeeRushGame, data: dict[str, Any]) -> RushState:
     state.removed = _drinks(state, r.get("removed", list, []), "position: 'removed'")
     _read_meeple_progress(state)
     if state.phase is Phase.OVER:
+        if not state.closed:
+            raise DataError(
+                "position: a finished game has the start-player token CLOSED ('closed': true)"
+            )
         if r.get("to_move", int, None) is not None:
             raise DataError("position: a finished game has no 'to_move' (write null)")
         state.current = -1
@@ -247,6 +255,8 @@ def _read_player(state: RushState, s: int, raw: Any) -> None:
     for name in p.get("upgrades", list, []):
         if name not in UPGRADES:
             raise DataError(f"{where}.upgrades: {name!r} is not one of {', '.join(UPGRADES)}")
+        if bits & (1 << UPGRADES.index(name)):
+            raise DataError(f"{where}.upgrades: {name!r} is listed twice")
         bits |= 1 << UPGRADES.index(name)
     state.upgrades[s] = bits
     state.rush[s] = _count(p.get("rush", int, 0), f"{where}.rush")
@@ -288,6 +298,10 @@ def _read_turn(state: RushState, r: _Reader) -> None:
     t = _Reader(raw, "position.turn")
     seat = state.current
     if state.phase is Phase.SETUP_POUR:
+        if state.num_players != 2:
+            raise DataError(
+                "position: the 'setup_pour' phase is for 2 players only (with 3-4 players the set-up token goes into cup 1)"
+            )
         t.check_keys({"hand"})
         state.hand = _tokens(state, t.get("hand", list), "position.turn.hand")
         if not any(state.hand):
@@ -302,7 +316,7 @@ def _read_turn(state: RushState, r: _Reader) -> None:
     state.hand = _tokens(state, t.get("hand", list, []), "position.turn.hand")
     state.served = _count(t.get("served", int, 0), "position.turn.served")
     state.upgraded = t.get("upgraded", bool, False)
-    moving = t.get("moving", str, None)
+    moving = t.get("moving", (str, int), None, "a square (or the meeple's index 0/1)")
     if state.steps == 0:
         if moving is not None or state.stage is not Stage.MOVE:
             raise DataError(
@@ -315,10 +329,23 @@ def _read_turn(state: RushState, r: _Reader) -> None:
             raise DataError(
                 "position.turn: after a step, 'moving' names the square of the meeple that moves"
             )
-        square = _square(moving, "position.turn.moving")
-        if square not in state.meeples[seat]:
-            raise DataError(f"position.turn.moving: seat {seat} has no meeple on {moving}")
-        state.meeple = state.meeples[seat].index(square)
+        mine = state.meeples[seat]
+        if isinstance(moving, int):
+            if not 0 <= moving < len(mine):
+                raise DataError(
+                    f"position.turn.moving: seat {seat} has meeples 0..{len(mine) - 1}, not {moving}"
+                )
+            state.meeple = moving
+        else:
+            square = _square(moving, "position.turn.moving")
+            if square not in mine:
+                raise DataError(f"position.turn.moving: seat {seat} has no meeple on {moving}")
+            if mine.count(square) > 1:
+                raise DataError(
+                    f"position.turn.moving: both of seat {seat}'s meeples are on {moving}; "
+                    "give the moving one's index (0 or 1) instead"
+                )
+            state.meeple = mine.index(square)
     if (state.stage is Stage.SERVE) != (state.served > 0):
         raise DataError("position.turn: the 'serve' stage comes with 'served' >= 1, and only then")
     if state.stage is Stage.SERVE and any(state.hand):

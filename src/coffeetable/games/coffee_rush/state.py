@@ -306,9 +306,11 @@ class RushState(State):
     def _apply_turn(self, seat: int, turn: Turn) -> Action:
         trial = self.clone()
         applied: list[RushAction] = []
+        auto = False  # did the step just applied make the engine play a forced stop / end?
         for i, step in enumerate(turn.steps):
             where = f"step {i + 1} of the turn ({step.notation()})"
-            if i and _already_done(trial, seat, step):
+            if auto and _played_by_engine(trial, seat, step):
+                auto = False
                 continue  # the engine played this forced step itself (Ruling A1)
             if (
                 isinstance(step, Pour | Serve | End)
@@ -328,6 +330,9 @@ class RushState(State):
                 raise type(exc)(f"{where}: {message}") from None
             assert isinstance(done, RushAction)
             applied.append(done)
+            auto = not isinstance(step, End) and (
+                trial.current != seat or (isinstance(step, Step) and trial.stage is not Stage.MOVE)
+            )
         for name in RushState.__slots__:
             setattr(self, name, getattr(trial, name))
         return Turn(tuple(applied))
@@ -608,8 +613,9 @@ class RushState(State):
         return out
 
 
-def _already_done(state: RushState, seat: int, step: RushAction) -> bool:
-    """In a turn text, a `stop` or `end` that the engine has already played by itself."""
+def _played_by_engine(state: RushState, seat: int, step: RushAction) -> bool:
+    """Whether a `stop` or `end` written in a turn text is one the engine has just played by
+    itself (the previous step ended the movement or the turn)."""
     if isinstance(step, End):
         return state.phase is Phase.OVER or state.current != seat
     if isinstance(step, Stop):

@@ -85,7 +85,7 @@ def render(state: RushState, seat: int | None = None) -> str:
     if shown:
         lines.append("recipes: " + "; ".join(_recipe(state, d) for d in shown))
     if state.phase is Phase.OVER:
-        lines.append("The game is over.")
+        lines[0] += "; the game is over"
     elif state.phase is Phase.PLACE:
         lines.append(f"Set-up: seat {state.current} places a meeple.")
     elif state.phase is Phase.SETUP_POUR:
