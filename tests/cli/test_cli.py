@@ -62,7 +62,7 @@ def test_sim_prints_statistics(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "sim", "cafe", "--players", "3", "--games", "4", "--seed", "2")
     assert code == 0 and err == ""
     assert "4 games of cafe with 3 random bots (seed 2)" in out
-    rows = [line for line in out.splitlines() if re.match(r"\s+\d+\s+-?\d+\.\d\d", line)]
+    rows = [line for line in out.splitlines() if re.match(r"\s+\d+ \S+\s+-?\d+\.\d\d", line)]
     assert len(rows) == 3  # one line per seat
 
 

@@ -39,7 +39,7 @@ def test_sim_coffee_rush(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and err == ""
     assert "6 games of coffee-rush with 4 random bots (seed 3)" in out
     assert "options: less_luck=False" in out  # the card digest is not shown
-    rows = [line for line in out.splitlines() if re.match(r"\s+\d+\s+-?\d+\.\d\d", line)]
+    rows = [line for line in out.splitlines() if re.match(r"\s+\d+ \S+\s+-?\d+\.\d\d", line)]
     assert len(rows) == 4
 
 

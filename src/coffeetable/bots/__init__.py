@@ -1,7 +1,18 @@
-"""Bots that play any registered game through the core protocol only."""
+"""Bots that play any registered game through the core protocol (docs/bots.md)."""
 
+from coffeetable.bots.base import BOT_NAMES, LEVELS, Bot, Limit, make_bot, parse_level
+from coffeetable.bots.greedy import GreedyBot
+from coffeetable.bots.ismcts import IsmctsBot
 from coffeetable.bots.random_bot import RandomBot
 
-BOTS = {"random": RandomBot}
-
-__all__ = ["BOTS", "RandomBot"]
+__all__ = [
+    "BOT_NAMES",
+    "LEVELS",
+    "Bot",
+    "GreedyBot",
+    "IsmctsBot",
+    "Limit",
+    "RandomBot",
+    "make_bot",
+    "parse_level",
+]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from coffeetable.bots.base import Limit, make_bot
 from coffeetable.cli.main import game_for
 from coffeetable.core.game import State
 from coffeetable.core.record import GameRecord, load_state_or_record, read_json_file
@@ -34,7 +35,23 @@ def describe(state: State, record: GameRecord | None) -> dict[str, Any]:
     return info
 
 
-def inspect_file(path: str, deck: str | None, as_json: bool, cards: str | None = None) -> int:
+def suggestions(state: State, bot_name: str, limit: Limit | None) -> dict[str, Any]:
+    """The bot's recommended action for each seat to move, with its evaluation."""
+    out: dict[str, Any] = {}
+    for seat in sorted(state.current_seats()):
+        bot = make_bot(bot_name, seed=seat)
+        action, info = bot.choose(state, seat, limit)
+        out[str(seat)] = {"bot": bot_name, "action": action.notation(), **info}
+    return out
+
+
+def inspect_file(
+    path: str,
+    deck: str | None,
+    as_json: bool,
+    cards: str | None = None,
+    suggest: tuple[str, Limit | None] | None = None,
+) -> int:
     data = read_json_file(path)
     game = None
     if deck is not None or cards is not None:
@@ -43,6 +60,8 @@ def inspect_file(path: str, deck: str | None, as_json: bool, cards: str | None =
         game = game_for(name if isinstance(name, str) else default, deck, cards)
     state, record = load_state_or_record(data, game)
     info = describe(state, record)
+    if suggest is not None and not state.is_over():
+        info["suggestions"] = suggestions(state, *suggest)
     if as_json:
         print(json.dumps(info, indent=2, ensure_ascii=False))
         return 0
@@ -62,6 +81,14 @@ def inspect_file(path: str, deck: str | None, as_json: bool, cards: str | None =
         for seat, moves in info["to_move"].items():
             lines.append(f"\nSeat {seat} to move; {len(moves)} legal actions:")
             lines.extend(f"  {m}" for m in moves)
+    for seat, hint in info.get("suggestions", {}).items():
+        value = hint.get("value")
+        how = f"value {value:.3f}" if isinstance(value, float) else "the only legal action"
+        lines.append(f"\nSuggestion for seat {seat} ({hint['bot']}): {hint['action']} ({how})")
+        for alt in hint.get("top", [])[1:]:
+            lines.append(
+                f"  also considered: {alt['action']} (value {alt['value']:.3f}, {alt['visits']} visits)"
+            )
     lines.append("\nScores" + (" (final)" if state.is_over() else " if the game ended now") + ":")
     for seat, score in enumerate(state.scores()):
         parts = ", ".join(f"{name} {pts}" for name, pts in score.parts)

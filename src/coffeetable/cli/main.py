@@ -98,18 +98,48 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play in the terminal (hotseat and/or against bots)")
     _add_common(play)
     play.add_argument("--players", type=int, default=2, help="number of players (default 2)")
+    play.add_argument("--bots", type=int, default=0, help="how many of the last seats bots play")
     play.add_argument(
-        "--bots", type=int, default=0, help="how many of the last seats the random bot plays"
+        "--bot",
+        default="random",
+        metavar="NAME",
+        help="which bot: random (default), greedy, ismcts[:easy|medium|hard]",
     )
     play.add_argument("--seed", type=int, default=None, help="seed for set-up (default: random)")
     play.add_argument("--record", metavar="FILE", help="write the game record here at the end")
 
     sim = sub.add_parser("sim", help="bot-vs-bot games with statistics")
     _add_common(sim)
-    sim.add_argument("--players", type=int, default=2)
+    sim.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="number of players (default: one per --bots, or 2)",
+    )
+    sim.add_argument(
+        "--bots",
+        metavar="A,B,...",
+        help="one bot per seat: random, greedy, ismcts[:easy|medium|hard|SECONDSs|ITERATIONSi] (default: random)",
+    )
     sim.add_argument("--games", type=int, default=100)
     sim.add_argument("--seed", type=int, default=0)
     sim.add_argument("--json", action="store_true", help="print the statistics as JSON")
+
+    tournament = sub.add_parser(
+        "tournament", help="round-robin between bots: Elo with confidence intervals, mean scores"
+    )
+    _add_common(tournament)
+    tournament.add_argument("--bots", metavar="A,B,...", required=True, help="two or more bots")
+    tournament.add_argument("--games", type=int, default=20, help="games per pair (default 20)")
+    tournament.add_argument("--players", type=int, default=2, help="seats per table (default 2)")
+    tournament.add_argument("--seed", type=int, default=0)
+    tournament.add_argument(
+        "--prior-draws",
+        type=float,
+        default=1.0,
+        help="virtual draws added per pair so that perfect scores stay finite (default 1)",
+    )
+    tournament.add_argument("--json", action="store_true")
 
     inspect = sub.add_parser(
         "inspect", help="show a game record or position: moves, scores, result"
@@ -120,6 +150,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--cards", metavar="FILE", help="Coffee Rush: the card file the game was played with"
     )
     inspect.add_argument("--json", action="store_true")
+    inspect.add_argument(
+        "--suggest", action="store_true", help="ask a bot for the best move of each seat to move"
+    )
+    inspect.add_argument(
+        "--bot", default="ismcts", metavar="NAME", help="the bot for --suggest (default ismcts)"
+    )
+    inspect.add_argument(
+        "--time", type=float, default=None, metavar="SECONDS", help="--suggest: thinking time"
+    )
 
     deck = sub.add_parser("deck", help="deck and card files")
     deck_sub = deck.add_subparsers(
@@ -138,6 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers: dict[str, Callable[[argparse.Namespace], int]] = {
         "play": _play,
         "sim": _sim,
+        "tournament": _tournament,
         "inspect": _inspect,
         "deck": _deck,
     }
@@ -163,34 +203,87 @@ def _play(args: argparse.Namespace) -> int:
         args.seed,
         args.record,
         options_from(args),
+        args.bot,
     )
 
 
+def _bot_list(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    bots = [b.strip() for b in text.split(",") if b.strip()]
+    if not bots:
+        raise DataError("--bots needs bot names separated by commas, e.g. greedy,random")
+    return bots
+
+
 def _sim(args: argparse.Namespace) -> int:
-    from coffeetable.cli.sim import run_sim
+    from coffeetable.cli.sim import format_stats, run_sim
 
     if args.games < 1:
         raise DataError("--games must be at least 1")
+    bots = _bot_list(args.bots)
+    players = args.players if args.players is not None else len(bots) if bots else 2
     stats = run_sim(
         game_for(args.game, args.deck, args.cards),
-        args.players,
+        players,
         args.games,
         args.seed,
         options_from(args),
+        bots,
     )
     if args.json:
         print(json.dumps(stats, indent=2))
     else:
-        from coffeetable.cli.sim import format_stats
-
         print(format_stats(stats))
+    return 0
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    from coffeetable.bots.tournament import round_robin
+    from coffeetable.cli.progress import Progress
+
+    bots = _bot_list(args.bots) or []
+    game = game_for(args.game, args.deck, args.cards)
+    pairs = len(bots) * (len(bots) - 1) // 2
+    bar = Progress(pairs * max(args.games, 0), "games")
+    result = round_robin(
+        game, bots, args.games, args.seed, options_from(args), args.players, on_game=bar.step
+    )
+    bar.close()
+    data = result.to_json(args.prior_draws)
+    data.update(
+        game=game.info.name, games_per_pair=args.games, seed=args.seed, players=args.players
+    )
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    print(
+        f"round robin of {game.info.name}: {len(bots)} bots, {args.games} games per pair, "
+        f"{args.players} seats, seed {args.seed}"
+    )
+    print("bot                  Elo   ±95%   score  mean points  games")
+    for row in sorted(data["bots"], key=lambda r: -r["elo"]):
+        print(
+            f"{row['bot']:<18} {row['elo']:6.0f} {row['elo_ci95']:6.0f} {row['score_share']:6.1%} "
+            f"{row['mean_score']:11.2f} {row['games']:6d}"
+        )
+    for pair in data["pairs"]:
+        print(f"  {pair['a']} {pair['points_a']:g} - {pair['points_b']:g} {pair['b']}")
     return 0
 
 
 def _inspect(args: argparse.Namespace) -> int:
     from coffeetable.cli.inspect import inspect_file
 
-    return inspect_file(args.file, args.deck, args.json, args.cards)
+    suggest = None
+    if args.suggest:
+        from coffeetable.bots.base import Limit, make_bot
+
+        make_bot(args.bot)  # a clear error for an unknown bot
+        suggest = (args.bot, Limit(time=args.time) if args.time is not None else None)
+    elif args.time is not None or args.bot != "ismcts":
+        raise DataError("--bot and --time go with --suggest")
+    return inspect_file(args.file, args.deck, args.json, args.cards, suggest)
 
 
 def _toml_format(path: str) -> object:

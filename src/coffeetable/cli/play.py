@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from coffeetable.bots.random_bot import RandomBot
+from coffeetable.bots.base import make_bot
 from coffeetable.core.errors import CoffeetableError, DataError
 from coffeetable.core.game import Game
 from coffeetable.core.record import GameRecord
@@ -25,6 +25,7 @@ def play(
     seed: int | None,
     record_path: str | None,
     options: dict[str, Any] | None = None,
+    bot: str = "random",
 ) -> int:
     if not game.info.min_players <= players <= game.info.max_players:
         raise DataError(
@@ -37,9 +38,10 @@ def play(
     options = game.normalize_options(options)
     state = game.new_initial_state(players, seed, options)
     humans = players - bots
-    seats = [f"human:{i}" if i < humans else "bot:random" for i in range(players)]
+    make_bot(bot)  # a clear error for an unknown bot
+    seats = [f"human:{i}" if i < humans else f"bot:{bot}" for i in range(players)]
     record = GameRecord(game=game.info.name, seats=seats, seed=seed, options=options)
-    bot_of = {i: RandomBot(seed=seed * 8 + i) for i in range(humans, players)}
+    bot_of = {i: make_bot(bot, seed * 8 + i) for i in range(humans, players)}
     print(
         f"{game.info.title}, {players} players, seed {seed}. Type ? for your legal moves, 'help' for commands."
     )

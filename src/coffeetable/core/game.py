@@ -23,6 +23,14 @@ from coffeetable.core.errors import (
 JSON = dict[str, Any]
 
 
+class Shuffler(Protocol):
+    """What `resample_hidden` needs from a random generator (`random.Random` has it)."""
+
+    def shuffle(self, x: list[Any]) -> None: ...
+
+    def getrandbits(self, k: int) -> int: ...
+
+
 @runtime_checkable
 class Action(Protocol):
     """Actions are frozen, hashable value objects with a text notation."""
@@ -161,9 +169,23 @@ class State(ABC):
         """Seats that win after tie-breaks (several when the tie stands)."""
         return winners_by_rank(self.scores())
 
+    def round_number(self) -> int:
+        """The game's round (Café: 1-8), for tools that look ahead "to the end of this turn
+        or round" (a seat's own consecutive steps within one round). Default 0."""
+        return 0
+
     # --- copying ----------------------------------------------------------------------
     @abstractmethod
     def clone(self) -> State: ...
+
+    def resample_hidden(self, seat: int, rng: Shuffler) -> State:
+        """A clone in which everything `seat` cannot see (e.g. the deck order) is drawn anew
+        with `rng`, consistently with what the seat has seen: a determinization for search.
+
+        The result depends only on what the seat can see, never on how the hidden part of
+        `self` happens to be arranged (so a bot that searches on resamples cannot peek).
+        The default is for games of perfect information: a plain clone."""
+        return self.clone()
 
     @abstractmethod
     def to_json(self) -> JSON:
@@ -185,6 +207,7 @@ __all__ = [
     "GameInfo",
     "IllegalActionError",
     "ScoreBreakdown",
+    "Shuffler",
     "State",
     "winners_by_rank",
 ]

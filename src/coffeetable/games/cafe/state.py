@@ -13,7 +13,7 @@ from enum import IntEnum
 from itertools import combinations_with_replacement
 from typing import TYPE_CHECKING, Any
 
-from coffeetable.core.game import Action, ScoreBreakdown, State
+from coffeetable.core.game import Action, ScoreBreakdown, Shuffler, State
 from coffeetable.core.rng import Rng
 from coffeetable.games.cafe.actions import (
     Bid,
@@ -230,6 +230,23 @@ class CafeState(State):
     def apply_unchecked(self, seat: int, action: Action) -> None:
         self._seats = None
         _APPLY[type(action)](self, seat, action)
+
+    def round_number(self) -> int:
+        return self.round
+
+    def resample_hidden(self, seat: int, rng: Shuffler) -> CafeState:
+        """The deck's order and the cards removed at random at set-up are hidden (the star
+        cards removed by rule are public, and so are the display, the discards and every
+        area). They are dealt anew from the same cards; the state's RNG is hidden too."""
+        new = self.clone()
+        stars_out = self.rules.removes_stars(self.num_players)
+        known = sorted(c for c in self.removed if stars_out and self.card(c).star)
+        hidden = sorted(self.deck + [c for c in self.removed if c not in known])
+        rng.shuffle(hidden)
+        new.deck = hidden[: len(self.deck)]
+        new.removed = known + hidden[len(self.deck) :]
+        new.rng = Rng(rng.getrandbits(64))
+        return new
 
     def clone(self) -> CafeState:
         new = CafeState.__new__(CafeState)

@@ -14,7 +14,7 @@ from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
 from coffeetable.core.errors import IllegalActionError
-from coffeetable.core.game import Action, ScoreBreakdown, State
+from coffeetable.core.game import Action, ScoreBreakdown, Shuffler, State
 from coffeetable.games.coffee_rush.actions import (
     UPGRADES,
     Empty,
@@ -588,6 +588,15 @@ class RushState(State):
         new.served = self.served
         new.upgraded = self.upgraded
         new._legal_cache = self._legal_cache
+        return new
+
+    def resample_hidden(self, seat: int, rng: Shuffler) -> RushState:
+        """Only the deck order is hidden (the less-luck cards left out are public): the
+        same cards, shuffled anew."""
+        new = self.clone()
+        deck = sorted(self.deck)
+        rng.shuffle(deck)
+        new.deck = deck
         return new
 
     def to_json(self) -> dict[str, Any]:

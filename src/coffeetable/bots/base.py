@@ -1,0 +1,88 @@
+"""What every bot shares: the search limit, the levels, and building a bot from its name.
+
+A bot answers `bot.choose(state, seat, limit) -> (action, info)` (in the spirit of
+python-chess's `engine.play`): a legal action for `seat` and a dict of what it found, with at
+least `value` (the expected reward of the chosen action, in [0, 1], when the bot has one) and
+its search statistics. Bots use only the core protocol, plus a per-game evaluation
+(heuristics.py); they never look at hidden information (they search on
+`state.resample_hidden(seat, rng)`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from coffeetable.core.errors import DataError
+from coffeetable.core.game import Action, State
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A search budget per decision: seconds, iterations, or both (whichever ends first)."""
+
+    time: float | None = None
+    iterations: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.time is not None and not (self.time > 0 and math.isfinite(self.time)):
+            raise DataError(f"a time limit must be a positive number of seconds, not {self.time}")
+        if self.iterations is not None and self.iterations < 1:
+            raise DataError(f"an iteration limit must be at least 1, not {self.iterations}")
+
+
+#: ISMCTS levels (docs/bots.md): seconds per decision with several legal actions
+LEVELS: dict[str, Limit] = {
+    "easy": Limit(time=0.1),
+    "medium": Limit(time=0.3),
+    "hard": Limit(time=1.0),
+}
+
+
+class Bot(Protocol):
+    name: str
+
+    def choose(
+        self, state: State, seat: int, limit: Limit | None = None
+    ) -> tuple[Action, dict[str, Any]]: ...
+
+
+BOT_NAMES = ("random", "greedy", "ismcts")
+
+
+def make_bot(spec: str, seed: int | None = None) -> Bot:
+    """A bot from its name: `random`, `greedy`, `ismcts` (level medium), `ismcts:easy`,
+    `ismcts:hard`, or `ismcts:2.5s` / `ismcts:500i` for a time / iteration budget."""
+    from coffeetable.bots.greedy import GreedyBot
+    from coffeetable.bots.ismcts import IsmctsBot
+    from coffeetable.bots.random_bot import RandomBot
+
+    name, _, level = spec.strip().lower().partition(":")
+    if name == "random" and not level:
+        return RandomBot(seed)
+    if name == "greedy" and not level:
+        return GreedyBot(seed)
+    if name == "ismcts":
+        return IsmctsBot(seed, parse_level(level or "medium"), label=spec.strip().lower())
+    raise DataError(
+        f"unknown bot {spec!r}; bots: random, greedy, ismcts[:easy|medium|hard|SECONDSs|ITERATIONSi]"
+    )
+
+
+def parse_level(level: str) -> Limit:
+    if level in LEVELS:
+        return LEVELS[level]
+    number: float | None = None
+    try:
+        number = float(level[:-1]) if level[-1:] in ("s", "i") else None
+    except ValueError:
+        number = None
+    if number is not None and math.isfinite(number):
+        if level.endswith("s"):
+            return Limit(time=number)
+        if number.is_integer():
+            return Limit(iterations=int(number))
+    raise DataError(
+        f"unknown level {level!r}: easy, medium, hard, or a budget such as 2.5s or 500i"
+    )

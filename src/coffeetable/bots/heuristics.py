@@ -1,0 +1,239 @@
+"""Position evaluation for the greedy bot and for ISMCTS leaves (docs/bots.md).
+
+`value(state, seat)` estimates, in the game's own points, what the seat's position is worth
+at the end of the game: the score so far plus the expected worth of work in progress. It reads
+only what the seat may see (the public state; hidden cards are never looked at), so it can be
+called on any determinization. `rewards(state)` turns the values of all seats into numbers in
+[0, 1] for search: the final result when the game is over, otherwise a logistic of the lead.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from coffeetable.core.game import Action, State
+
+Evaluator = Callable[[State, int], float]
+
+
+# ==== Café =====================================================================================
+# Weights, in victory points. A cube's worth grows as it moves down the pipeline, so that each
+# step of Produce -> Dry -> Roast -> Deliver is an improvement for a one-step-greedy reader.
+CAFE_BEAN, CAFE_DRY, CAFE_ROAST = 0.25, 0.45, 0.65
+CAFE_CUP_PER_ROUND = 0.45  # an action point in each round still to come
+CAFE_SHOP_PROGRESS = 0.8  # share of a shop's VP credited per fraction of it filled
+CAFE_PENDING = 0.2  # a cube being placed or delivered right now
+
+
+def cafe_value(state: State, seat: int) -> float:
+    from coffeetable.games.cafe.deck import CellKind
+    from coffeetable.games.cafe.state import ROUNDS, CafeState, Phase
+
+    assert isinstance(state, CafeState)
+    score = state.score(seat).total
+    if state.phase is Phase.OVER:
+        return float(score)
+    player = state.players[seat]
+    area = player.area
+    rounds_left = ROUNDS - state.round + 1  # including this one
+    # the warehouse scores 2 x lowest + second at the end; before that every cube also
+    # pays for cup cards and may become a lowest colour later: a smoother version
+    warehouse, _ = state._final_warehouse(player)
+    w = sorted(warehouse)
+    exact = 2 * w[0] + w[1]
+    smooth = 2 * w[0] + w[1] + 0.6 * w[2] + 0.4 * w[3]
+    late = max(0.0, min(1.0, (rounds_left - 1) / 3))  # 0 in round 8, 1 up to round 5
+    value = float(score) + late * (smooth - exact)
+    # shops under way: a share of their VP by how full they are
+    open_needs = [0, 0, 0, 0]
+    for shop in area.shops:
+        if not shop.available or shop.complete:
+            continue
+        need = sum(shop.spec.requires)
+        have = sum(shop.cubes)
+        if need and have:
+            # a partial shop scores nothing at the end: credit it while rounds remain
+            value += CAFE_SHOP_PROGRESS * shop.spec.vp * (have / need) * max(0.25, late)
+        for colour in range(4):
+            open_needs[colour] += shop.needs(colour)
+    # cubes in the pipeline: worth more as they near delivery, and only while rounds remain
+    # to move them; colours some shop still needs count fully, others (warehouse) at 70 %
+    if rounds_left > 0:
+        for kind, weight in (
+            (CellKind.BEAN, CAFE_BEAN),
+            (CellKind.DRY, CAFE_DRY),
+            (CellKind.ROAST, CAFE_ROAST),
+        ):
+            for colour, n in enumerate(area.cubes_on_kind(kind)):
+                useful = min(n, open_needs[colour])
+                value += weight * (useful + 0.7 * (n - useful)) * max(0.25, late)
+        for kind in (CellKind.SUPPLY, CellKind.BONUS):
+            value += CAFE_BEAN * sum(area.cubes_on_kind(kind))
+    value += CAFE_PENDING * sum(player.pending_fill)
+    # action points still to come: the cups in view, for the rounds after this one
+    value += CAFE_CUP_PER_ROUND * min(area.cups, 8) * max(0, rounds_left - 1) / 2
+    # a card in hand (being placed) is worth something
+    if player.hand is not None:
+        value += 1.0
+    return value
+
+
+# ==== Coffee Rush ==============================================================================
+RUSH_TOKEN = 0.3  # a rush token: an extra step later, and the second tie-break
+RUSH_RISK = (0.0, 0.15, 0.35, 0.7)  # an order with no cup toward it, by counter (1-4)
+RUSH_JUNK = 0.12  # per token in a cup that fits no order: it must be emptied
+RUSH_UPGRADE_USE = 1.5  # an upgrade's effect, over a whole game
+
+
+def rush_value(state: State, seat: int) -> float:
+    from coffeetable.games.coffee_rush.state import Phase, RushState
+
+    assert isinstance(state, RushState)
+    completed = len(state.completed[seat])
+    ups = bin(state.upgrades[seat]).count("1")
+    value = float(completed + 2 * ups - len(state.penalties[seat]))
+    if state.phase is Phase.OVER:
+        return value
+    cards = state.cards
+    total = max(1, cards.total_cards)
+    left = (len(state.deck) + 8) / total  # share of the game still to come, roughly
+    value += RUSH_UPGRADE_USE * ups * min(1.0, left)
+    value += RUSH_TOKEN * state.rush[seat]
+    orders = [(k, d) for k in range(4) for d in state.counters[seat][k]]
+    recipes = [cards.drinks[d].recipe for _, d in orders]
+    specials = [cards.drinks[d].special for _, d in orders]
+    counters = [k for k, _ in orders]
+    cups = [list(c) for c in state.cups[seat]]
+    current = _cups_value(cups, recipes, specials, counters)
+    # tokens in hand (during a turn) are worth what the best pouring makes of them: pour
+    # them one by one where they add most (unpoured ones go back to the supply)
+    for ingredient, count in enumerate(state.hand):
+        for _ in range(count):
+            best_gain, best_cup = 0.0, -1
+            for c in range(len(cups)):
+                cups[c][ingredient] += 1
+                gain = _cups_value(cups, recipes, specials, counters) - current
+                cups[c][ingredient] -= 1
+                if gain > best_gain:
+                    best_gain, best_cup = gain, c
+            if best_cup >= 0:
+                cups[best_cup][ingredient] += 1
+                current += best_gain
+    return value + current
+
+
+def _cups_value(
+    cups: list[list[int]], recipes: list[tuple[int, ...]], specials: list[bool], counters: list[int]
+) -> float:
+    """What the cups are worth toward the orders (each order fed by one cup at most), minus
+    the risk of orders nobody is working on and the cost of junk in the cups."""
+    value = 0.0
+    served: set[int] = set()
+    for cup in sorted(cups, key=sum, reverse=True):
+        size = sum(cup)
+        if not size:
+            continue
+        best, best_index = -1.0, -1
+        for index, recipe in enumerate(recipes):
+            if index in served:
+                continue
+            if all(c <= r for c, r in zip(cup, recipe, strict=True)):
+                need = sum(recipe) - size
+                # a full cup is worth most of the order; one short, less; an order about to
+                # fall (counter 4) matters more
+                worth = (0.85 if need == 0 else 0.6 / need) * (1 + 0.1 * counters[index])
+                if specials[index]:
+                    worth += 0.1
+                if worth > best:
+                    best, best_index = worth, index
+        if best_index >= 0:
+            served.add(best_index)
+            value += best
+        else:
+            value -= RUSH_JUNK * size
+    for index, k in enumerate(counters):
+        if index not in served:
+            value -= RUSH_RISK[k]
+    return value
+
+
+def rush_rollout_action(state: State, seat: int, actions: list[Action]) -> Action:
+    """A cheap rule for finishing a Coffee Rush turn in search: stop moving; serve whatever
+    can be served; pour a token where it keeps a cup on the way to one of the seat's orders
+    (a cup already started first); otherwise end the turn."""
+    from coffeetable.games.coffee_rush.actions import End, Pour, Serve, Stop
+    from coffeetable.games.coffee_rush.state import RushState
+
+    assert isinstance(state, RushState)
+    pours: list[Pour] = []
+    for action in actions:
+        if isinstance(action, Stop | Serve):
+            return action
+        if isinstance(action, Pour):
+            pours.append(action)
+    if pours:
+        cards = state.cards
+        recipes = [cards.drinks[d].recipe for k in state.counters[seat] for d in k]
+        cups = state.cups[seat]
+        best: tuple[int, Pour] | None = None
+        for pour in pours:
+            i = cards.ingredients.index(pour.ingredient)
+            cup = list(cups[pour.cup])
+            cup[i] += 1
+            if any(all(c <= r for c, r in zip(cup, rec, strict=True)) for rec in recipes):
+                key = sum(cup)
+                if best is None or key > best[0]:
+                    best = (key, pour)
+        if best is not None:
+            return best[1]
+    for action in actions:
+        if isinstance(action, End):
+            return action
+    return actions[0]
+
+
+RolloutPolicy = Callable[[State, int, list[Action]], Action]
+#: per-game rules that finish the current turn quickly inside a search (none: evaluate as is)
+ROLLOUT_POLICIES: dict[str, RolloutPolicy] = {"coffee-rush": rush_rollout_action}
+
+EVALUATORS: dict[str, Evaluator] = {"cafe": cafe_value, "coffee-rush": rush_value}
+#: the scale of a meaningful lead, per game (points)
+SCALES = {"cafe": 5.0, "coffee-rush": 2.5}
+SOLO_SCALE = 50.0  # Café solo: a reward of 1 is 50 points
+
+
+def value(state: State, seat: int) -> float:
+    return EVALUATORS[state.game.info.name](state, seat)
+
+
+def rewards(state: State) -> list[float]:
+    """Each seat's reward in [0, 1]: solo, the (estimated) score over 50; otherwise the win
+    share once the game is over, and before that a logistic of the lead over the best
+    opponent, on the game's scale."""
+    name = state.game.info.name
+    n = state.num_players
+    if state.is_over():
+        scores = [s.total for s in state.scores()]
+        if n == 1:
+            return [min(1.0, max(0.0, scores[0] / SOLO_SCALE))]
+        winners = state.winners()
+        scale = SCALES.get(name, 5.0)
+        out = []
+        for i in range(n):
+            lead = scores[i] - max(scores[j] for j in range(n) if j != i)
+            win = (1.0 / len(winners)) if i in winners else 0.0
+            out.append(0.7 * win + 0.3 * _logistic(lead / scale))
+        return out
+    values = [value(state, i) for i in range(n)]
+    if n == 1:
+        return [min(1.0, max(0.0, values[0] / SOLO_SCALE))]
+    scale = SCALES.get(name, 5.0)
+    return [
+        _logistic((values[i] - max(values[j] for j in range(n) if j != i)) / scale)
+        for i in range(n)
+    ]
+
+
+def _logistic(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, x))))

@@ -1,0 +1,192 @@
+"""Single-observer information-set Monte Carlo tree search (Cowling, Powley & Whitehouse 2012).
+
+Each iteration draws a determinization of the state from the searching seat's point of view
+(`state.resample_hidden(seat, rng)`: the deck order and removed cards redrawn from the cards
+the seat has not seen), then descends one shared tree, keyed by actions, in which every node
+is a decision of the seat that acted there:
+
+- selection: UCB1 over the children whose action is legal in this determinization, with
+  "availability" counts in place of the parent's visits (the ISMCTS form of UCB);
+- expansion: one untried legal action;
+- evaluation: no random playout (random play is meaningless in both games: random bots
+  score about 0 in Café and never serve in Coffee Rush); the leaf is scored by
+  heuristics.rewards, the final result at the end of the game and otherwise a logistic of
+  each seat's evaluated lead;
+- back-propagation: each node adds the reward of the seat that acted there (max^n).
+
+Multi-step turns (Coffee Rush; Café's compound actions) are ordinary consecutive nodes of
+the same seat. Café's simultaneous phase is searched in seat order: at the root the searching
+seat moves; below it the lowest seat that may act moves. The seats' choices there interact
+only through the shared cube supply (Café Ruling A1), so ordering them changes little;
+the tree never lets the searching seat see hidden cards, only other seats' public moves.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+from coffeetable.bots.base import LEVELS, Limit
+from coffeetable.bots.heuristics import ROLLOUT_POLICIES, RolloutPolicy, rewards, value
+from coffeetable.core.game import Action, State
+
+EXPLORATION = 0.15  # UCB constant; rewards are in [0, 1] and good and bad moves differ by ~0.05-0.1
+MAX_TREE_DEPTH = 200
+WIDENING = 1.0  # a node with n visits considers its 1 + sqrt(n) best-ranked actions
+PRIOR_CAP = 48  # actions ranked by evaluation at a new node (the rest follow at random)
+ROLLOUT_STEPS = 40
+
+
+def _finish_turn(state: State, mover: int, policy: RolloutPolicy) -> None:
+    """Play the rest of `mover`'s turn (its consecutive steps in this round) with the game's
+    cheap rollout rule, so that leaves are evaluated between turns, not in the middle of one."""
+    round_number = state.round_number()
+    for _ in range(ROLLOUT_STEPS):
+        if (
+            state.is_over()
+            or mover not in state.current_seats()
+            or state.round_number() != round_number
+        ):
+            return
+        state.apply_unchecked(mover, policy(state, mover, state.legal_actions(mover)))
+
+
+class _Node:
+    __slots__ = ("avail", "children", "mover", "order", "total", "visits")
+
+    def __init__(self, mover: int) -> None:
+        self.mover = mover  # the seat whose action led here
+        self.children: dict[Action, _Node] = {}
+        self.visits = 0
+        self.total = 0.0
+        self.avail = 0
+        self.order: list[Action] | None = None  # actions from here, best prior first
+
+
+def _ranked(state: State, mover: int, actions: list[Action], rng: random.Random) -> list[Action]:
+    """The actions ordered by the mover's evaluation one step later (the prior for
+    progressive widening); beyond PRIOR_CAP actions, a random sample is ranked first."""
+    if len(actions) > PRIOR_CAP:
+        actions = actions[:]
+        rng.shuffle(actions)
+    head, tail = actions[:PRIOR_CAP], actions[PRIOR_CAP:]
+    scored = []
+    for index, action in enumerate(head):
+        child = state.clone()
+        child.apply_unchecked(mover, action)
+        scored.append((value(child, mover), -index, action))
+    scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    return [a for _, _, a in scored] + tail
+
+
+class IsmctsBot:
+    name = "ismcts"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        limit: Limit | None = None,
+        exploration: float = EXPLORATION,
+        label: str = "ismcts",
+        rollouts: bool = True,
+    ) -> None:
+        self.rollouts = rollouts
+        self.rng = random.Random(seed)
+        self.limit = limit or LEVELS["medium"]
+        self.exploration = exploration
+        self.name = label
+
+    def choose(
+        self, state: State, seat: int, limit: Limit | None = None
+    ) -> tuple[Action, dict[str, Any]]:
+        legal = state.legal_actions(seat)
+        if not legal:
+            raise ValueError(f"seat {seat} has no legal action now")
+        limit = limit or self.limit
+        start = time.perf_counter()
+        if len(legal) == 1:
+            return legal[0], {"forced": True, "iterations": 0, "value": None, "seconds": 0.0}
+        deadline = start + limit.time if limit.time is not None else math.inf
+        max_iterations = limit.iterations if limit.iterations is not None else 1 << 62
+        root = _Node(-1)
+        policy = ROLLOUT_POLICIES.get(state.game.info.name) if self.rollouts else None
+        rng = self.rng
+        c = self.exploration
+        iterations = 0
+        depth_sum = 0
+        while iterations < max_iterations and (iterations == 0 or time.perf_counter() < deadline):
+            d = state.resample_hidden(seat, rng)
+            node = root
+            path = [root]
+            mover = seat
+            depth = 0
+            while not d.is_over() and depth < MAX_TREE_DEPTH:
+                if depth:
+                    mover = min(d.current_seats())
+                actions = d.legal_actions(mover)
+                if node.order is None:
+                    node.order = _ranked(d, mover, actions, rng)
+                # progressive widening: the best-ranked actions first, more as visits grow
+                allowed = 1 + int(WIDENING * math.sqrt(node.visits))
+                legal_now = set(actions)
+                candidates = [a for a in node.order if a in legal_now][:allowed]
+                if not candidates:  # only actions this determinization allows
+                    candidates = actions[:allowed]
+                for a in candidates:
+                    child = node.children.get(a)
+                    if child is not None:
+                        child.avail += 1
+                untried = [a for a in candidates if a not in node.children]
+                if untried:
+                    action = untried[0]
+                    child = node.children[action] = _Node(mover)
+                    child.avail = 1
+                    d.apply_unchecked(mover, action)
+                    path.append(child)
+                    depth += 1
+                    break
+                best_score = -math.inf
+                action = candidates[0]
+                for a in candidates:
+                    ch = node.children[a]
+                    score = ch.total / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+                    if score > best_score:
+                        best_score, action = score, a
+                node = node.children[action]
+                d.apply_unchecked(mover, action)
+                path.append(node)
+                depth += 1
+            if policy is not None and not d.is_over():
+                _finish_turn(d, min(d.current_seats()), policy)
+            result = rewards(d)
+            for n in path:
+                n.visits += 1
+                if n.mover >= 0:
+                    n.total += result[n.mover]
+            iterations += 1
+            depth_sum += depth
+        ranked = sorted(
+            ((a, ch) for a, ch in root.children.items() if a in legal),
+            key=lambda item: (item[1].visits, item[1].total),
+            reverse=True,
+        )
+        action, best = ranked[0]
+        elapsed = time.perf_counter() - start
+        return action, {
+            "value": best.total / best.visits if best.visits else None,
+            "visits": best.visits,
+            "iterations": iterations,
+            "iterations_per_second": iterations / elapsed if elapsed else None,
+            "mean_depth": depth_sum / iterations if iterations else 0,
+            "seconds": elapsed,
+            "top": [
+                {
+                    "action": a.notation(),
+                    "visits": ch.visits,
+                    "value": ch.total / ch.visits if ch.visits else None,
+                }
+                for a, ch in ranked[:5]
+            ],
+        }

@@ -1,0 +1,307 @@
+"""Round-robin tournaments and the Elo fit (coffeetable.bots.tournament)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from coffeetable.bots import tournament
+from coffeetable.bots.tournament import (
+    PairResult,
+    Rating,
+    TournamentResult,
+    expected_score,
+    fit_elo,
+    round_robin,
+)
+from coffeetable.core.errors import DataError
+from coffeetable.core.registry import find_game
+
+ELO_3_TO_1 = 400 * math.log10(3)  # 190.848...
+LN10_400 = math.log(10) / 400
+
+
+def diff(ratings: list[Rating], i: int, j: int) -> float:
+    return ratings[i].elo - ratings[j].elo
+
+
+def observed_and_expected(
+    k: int, pairs: list[PairResult], ratings: list[Rating]
+) -> tuple[list[float], list[float]]:
+    observed = [0.0] * k
+    expected = [0.0] * k
+    for p in pairs:
+        e = expected_score(ratings[p.a].elo, ratings[p.b].elo)
+        observed[p.a] += p.points_a
+        observed[p.b] += p.points_b
+        expected[p.a] += p.games * e
+        expected[p.b] += p.games * (1 - e)
+    return observed, expected
+
+
+# ==== expected_score ========================================================================
+
+
+def test_expected_score() -> None:
+    assert expected_score(1500, 1500) == 0.5
+    assert expected_score(1700, 1500) == pytest.approx(1 / (1 + 10**-0.5))  # 0.7597
+    assert expected_score(1900, 1500) == pytest.approx(10 / 11)
+    assert expected_score(1500 + ELO_3_TO_1, 1500) == pytest.approx(0.75)
+    for a, b in ((1500, 1200), (1000, 2000), (1234.5, 1234.4)):
+        assert expected_score(a, b) + expected_score(b, a) == pytest.approx(1.0)
+    assert expected_score(1600, 1500) > expected_score(1550, 1500) > 0.5
+
+
+# ==== fit_elo ===============================================================================
+
+
+def test_two_bots_75_percent() -> None:
+    ratings = fit_elo(2, [PairResult(0, 1, 20, 15, 5)], prior_draws=0)
+    assert diff(ratings, 0, 1) == pytest.approx(ELO_3_TO_1, abs=1e-6)
+    assert abs(ELO_3_TO_1 - 190.85) < 0.005
+    assert ratings[0].elo + ratings[1].elo == pytest.approx(3000)  # centred on 1500
+    assert ratings[0].elo == pytest.approx(1500 + ELO_3_TO_1 / 2, abs=1e-6)
+    # the order of a and b does not matter
+    swapped = fit_elo(2, [PairResult(1, 0, 20, 5, 15)], prior_draws=0)
+    assert diff(swapped, 0, 1) == pytest.approx(ELO_3_TO_1, abs=1e-6)
+
+
+def test_two_bots_75_percent_interval() -> None:
+    """k = 2: r_1 is fixed, var(r_0) = 1 / I with I = n p (1 - p) (ln 10 / 400)^2, and the
+    centred rating r_0 - (r_0 + r_1) / 2 has a quarter of that variance."""
+    ratings = fit_elo(2, [PairResult(0, 1, 20, 15, 5)], prior_draws=0)
+    info = 20 * 0.75 * 0.25 * LN10_400**2
+    half_width = 1.96 * math.sqrt(1 / info / 4)
+    assert ratings[0].ci95 == pytest.approx(half_width, rel=1e-6)
+    assert ratings[1].ci95 == pytest.approx(half_width, rel=1e-6)
+
+
+def test_fifty_percent_is_equal() -> None:
+    for pairs in ([PairResult(0, 1, 10, 5, 5)], [PairResult(0, 1, 3, 1.5, 1.5)]):
+        ratings = fit_elo(2, pairs, prior_draws=0)
+        assert ratings[0].elo == pytest.approx(1500, abs=1e-6)
+        assert ratings[1].elo == pytest.approx(1500, abs=1e-6)
+        assert math.isfinite(ratings[0].ci95) and ratings[0].ci95 > 0
+
+
+TRANSITIVE = [
+    PairResult(0, 1, 20, 15, 5),  # A beats B 75 %
+    PairResult(1, 2, 20, 15, 5),  # B beats C 75 %
+    PairResult(0, 2, 20, 18, 2),  # A beats C 90 %: odds 9 = 3 x 3, consistent
+]
+
+
+def test_transitive_table_reproduces_the_pairwise_differences() -> None:
+    ratings = fit_elo(3, TRANSITIVE, prior_draws=0)
+    assert ratings[0].elo > ratings[1].elo > ratings[2].elo
+    assert sum(r.elo for r in ratings) / 3 == pytest.approx(1500)
+    assert diff(ratings, 0, 1) == pytest.approx(ELO_3_TO_1, abs=1e-6)
+    assert diff(ratings, 1, 2) == pytest.approx(ELO_3_TO_1, abs=1e-6)
+    assert diff(ratings, 0, 2) == pytest.approx(2 * ELO_3_TO_1, abs=1e-6)  # 381.7
+    assert ratings[1].elo == pytest.approx(1500, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        TRANSITIVE,
+        [  # inconsistent: A beats B, B beats C, C beats A
+            PairResult(0, 1, 10, 7, 3),
+            PairResult(1, 2, 12, 8, 4),
+            PairResult(0, 2, 8, 3.5, 4.5),
+        ],
+        [  # four bots, one pair never met, uneven numbers of games
+            PairResult(0, 1, 10, 6, 4),
+            PairResult(1, 2, 6, 2, 4),
+            PairResult(2, 3, 8, 5, 3),
+            PairResult(0, 3, 4, 3, 1),
+            PairResult(1, 3, 5, 2.5, 2.5),
+        ],
+    ],
+)
+def test_maximum_likelihood_expected_equals_observed(pairs: list[PairResult]) -> None:
+    """At the optimum the gradient vanishes: every bot's expected points equal its points."""
+    k = 1 + max(max(p.a, p.b) for p in pairs)
+    ratings = fit_elo(k, pairs, prior_draws=0)
+    observed, expected = observed_and_expected(k, pairs, ratings)
+    assert expected == pytest.approx(observed, abs=1e-6)
+
+
+def test_expected_equals_observed_with_the_prior_counted() -> None:
+    pairs = [PairResult(0, 1, 10, 10, 0), PairResult(1, 2, 6, 4, 2)]
+    prior = 2.0
+    ratings = fit_elo(3, pairs, prior_draws=prior)
+    with_prior = [
+        PairResult(p.a, p.b, p.games + prior, p.points_a + prior / 2, p.points_b + prior / 2)
+        for p in pairs
+    ]
+    observed, expected = observed_and_expected(3, with_prior, ratings)
+    assert expected == pytest.approx(observed, abs=1e-6)
+
+
+def test_prior_keeps_a_perfect_score_finite() -> None:
+    pairs = [PairResult(0, 1, 10, 10, 0)]
+    one = fit_elo(2, pairs, prior_draws=1)
+    # 10.5 points of 11: odds 21
+    assert diff(one, 0, 1) == pytest.approx(400 * math.log10(21), abs=1e-6)
+    assert all(math.isfinite(r.elo) and math.isfinite(r.ci95) for r in one)
+    five = fit_elo(2, pairs, prior_draws=5)
+    assert 0 < diff(five, 0, 1) < diff(one, 0, 1)  # more prior, closer to equality
+    assert diff(five, 0, 1) == pytest.approx(400 * math.log10(12.5 / 2.5), abs=1e-6)
+
+
+def test_prior_pulls_toward_equality() -> None:
+    pairs = [PairResult(0, 1, 20, 15, 5)]
+    diffs = [diff(fit_elo(2, pairs, prior_draws=p), 0, 1) for p in (0, 1, 4, 20)]
+    assert diffs[0] == pytest.approx(ELO_3_TO_1)
+    assert diffs == sorted(diffs, reverse=True) and diffs[-1] > 0
+    # a default prior of one virtual draw per pair
+    assert fit_elo(2, pairs) == fit_elo(2, pairs, prior_draws=1.0)
+    # an even score stays even whatever the prior
+    even = fit_elo(2, [PairResult(0, 1, 4, 2, 2)], prior_draws=3)
+    assert diff(even, 0, 1) == pytest.approx(0, abs=1e-9)
+
+
+@pytest.mark.parametrize("k_pairs", [(2, [PairResult(0, 1, 20, 15, 5)]), (3, TRANSITIVE)])
+def test_interval_shrinks_as_one_over_sqrt_games(k_pairs: tuple[int, list[PairResult]]) -> None:
+    k, pairs = k_pairs
+    small = fit_elo(k, pairs, prior_draws=0)
+    big = fit_elo(
+        k,
+        [PairResult(p.a, p.b, 4 * p.games, 4 * p.points_a, 4 * p.points_b) for p in pairs],
+        prior_draws=0,
+    )
+    for s, b in zip(small, big, strict=True):
+        assert b.elo == pytest.approx(s.elo, abs=1e-6)  # same shares, same ratings
+        assert b.ci95 == pytest.approx(s.ci95 / 2, rel=1e-6)
+    # with the (fixed) prior the shrinking is only roughly by half
+    small = fit_elo(k, pairs, prior_draws=1)
+    big = fit_elo(
+        k,
+        [PairResult(p.a, p.b, 4 * p.games, 4 * p.points_a, 4 * p.points_b) for p in pairs],
+        prior_draws=1,
+    )
+    for s, b in zip(small, big, strict=True):
+        assert b.ci95 == pytest.approx(s.ci95 / 2, rel=0.1)
+
+
+def test_pairs_without_games_and_no_games_at_all() -> None:
+    with_empty = fit_elo(3, [*TRANSITIVE, PairResult(0, 2, 0, 0, 0)], prior_draws=0)
+    without = fit_elo(3, TRANSITIVE, prior_draws=0)
+    assert [r.elo for r in with_empty] == pytest.approx([r.elo for r in without])
+    nothing = fit_elo(2, [PairResult(0, 1)], prior_draws=1)
+    assert [r.elo for r in nothing] == [1500, 1500]
+    assert all(math.isinf(r.ci95) for r in nothing)
+
+
+def test_tournament_result_to_json() -> None:
+    result = TournamentResult(
+        ["a", "b", "c"],
+        TRANSITIVE,
+        [[3, 4], [1, 2, 3], []],
+    )
+    data = result.to_json(prior_draws=0)
+    ratings = fit_elo(3, TRANSITIVE, prior_draws=0)
+    assert [row["bot"] for row in data["bots"]] == ["a", "b", "c"]
+    assert [row["elo"] for row in data["bots"]] == [round(r.elo, 1) for r in ratings]
+    assert [row["elo_ci95"] for row in data["bots"]] == [round(r.ci95, 1) for r in ratings]
+    assert [row["games"] for row in data["bots"]] == [40, 40, 40]
+    assert [row["points"] for row in data["bots"]] == [33, 20, 7]
+    assert [row["score_share"] for row in data["bots"]] == pytest.approx([33 / 40, 0.5, 7 / 40])
+    assert [row["mean_score"] for row in data["bots"]] == [3.5, 2.0, None]
+    assert data["pairs"][2] == {"a": "a", "b": "c", "games": 20, "points_a": 18, "points_b": 2}
+    assert data["prior_draws"] == 0
+
+
+# ==== round_robin ===========================================================================
+
+RUSH = find_game("coffee-rush")
+
+
+def spy_on_bots(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int | None]]:
+    """Record every bot round_robin seats, with its seed (seed = deal*64 + seat*8 + g%2)."""
+    made: list[tuple[str, int | None]] = []
+    real = tournament.make_bot
+
+    def spy(spec: str, seed: int | None = None) -> Any:
+        if seed is not None:
+            made.append((spec, seed))
+        return real(spec, seed)
+
+    monkeypatch.setattr(tournament, "make_bot", spy)
+    return made
+
+
+def test_round_robin_random_vs_greedy(monkeypatch: pytest.MonkeyPatch) -> None:
+    made = spy_on_bots(monkeypatch)
+    games_done: list[int] = []
+    result = round_robin(
+        RUSH, ["random", "greedy"], 2, seed=3, on_game=lambda: games_done.append(1)
+    )
+    assert result.bots == ["random", "greedy"]
+    assert len(result.pairs) == 1 and len(games_done) == 2
+    (pair,) = result.pairs
+    assert (pair.a, pair.b, pair.games) == (0, 1, 2)
+    assert pair.points_a + pair.points_b == pytest.approx(2)
+    assert 0 <= pair.points_a <= 2
+    assert [len(s) for s in result.scores] == [2, 2]  # one seat per bot per game
+    # seats alternate: game 0 random in seat 0, game 1 greedy in seat 0; same deal (seed 3)
+    assert made == [("random", 3 * 64), ("greedy", 3 * 64 + 8), ("greedy", 3 * 64 + 1),
+                    ("random", 3 * 64 + 8 + 1)]  # fmt: skip
+    data = result.to_json()
+    assert [row["games"] for row in data["bots"]] == [2, 2]
+    assert sum(row["points"] for row in data["bots"]) == pytest.approx(2)
+    # reproducible
+    again = round_robin(RUSH, ["random", "greedy"], 2, seed=3)
+    assert again.pairs == result.pairs and again.scores == result.scores
+
+
+def test_round_robin_three_bots_three_seats(monkeypatch: pytest.MonkeyPatch) -> None:
+    made = spy_on_bots(monkeypatch)
+    bots = ["random", "random", "random"]
+    result = round_robin(RUSH, bots, 3, seed=0, players=3)
+    assert [(p.a, p.b) for p in result.pairs] == [(0, 1), (0, 2), (1, 2)]
+    for p in result.pairs:
+        assert p.games == 3
+        assert p.points_a + p.points_b == pytest.approx(3)
+    # three seats: the pair fills them alternately (a, b, a), then (b, a, b)
+    per_bot = [0, 0, 0]
+    for p in result.pairs:
+        for g in range(p.games):
+            first, second = (p.a, p.b) if g % 2 == 0 else (p.b, p.a)
+            per_bot[first] += 2
+            per_bot[second] += 1
+    assert [len(s) for s in result.scores] == per_bot
+    assert len(made) == 3 * 3 * 3
+    seats = [(seed % 64) // 8 for _, seed in made]
+    assert seats == [0, 1, 2] * 9
+    deals = [seed // 64 for _, seed in made]
+    assert deals == [0] * 6 + [1] * 3 + [0] * 6 + [1] * 3 + [0] * 6 + [1] * 3
+    data = result.to_json()
+    assert [row["games"] for row in data["bots"]] == [6, 6, 6]
+    assert sum(row["points"] for row in data["bots"]) == pytest.approx(9)
+
+
+@pytest.mark.parametrize(
+    ("bots", "games", "players", "words"),
+    [
+        (["random"], 2, 2, "at least two bots"),
+        ([], 2, 2, "at least two bots"),
+        (["random", "greedy"], 0, 2, "at least 1"),
+        (["random", "greedy"], -1, 2, "at least 1"),
+        (["random", "nope"], 2, 2, "unknown bot"),
+        (["random", "ismcts:fast"], 2, 2, "unknown level"),
+        (["random", "greedy"], 2, 5, "2 to 4"),
+        (["random", "greedy"], 2, 1, "2 to 4"),
+    ],
+)
+def test_round_robin_errors(bots: list[str], games: int, players: int, words: str) -> None:
+    with pytest.raises(DataError, match=words):
+        round_robin(RUSH, bots, games, players=players)
+
+
+def test_round_robin_cafe_needs_two_seats() -> None:
+    with pytest.raises(DataError, match="2 to 4"):
+        round_robin(find_game("cafe"), ["random", "random"], 1, players=1)
