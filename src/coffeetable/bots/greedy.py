@@ -22,6 +22,54 @@ MAX_EXPANSIONS = 4000  # states evaluated per decision, at most
 STEP_COST = 0.001  # between equal outcomes, prefer the shorter turn (no pointless steps)
 
 
+def best_turns(
+    root: State, seat: int, width: int = WIDTH, keep: int = 1
+) -> tuple[list[tuple[float, tuple[Action, ...]]], int]:
+    """The best complete turn of `seat` for each of the `keep` best first steps, found by
+    the beam search from `root` (a state the caller may search: a determinization), best
+    first, as (evaluation, steps);
+    and the number of states evaluated. A turn ends when the seat may no longer act, the
+    round changes or the game ends; if the budget runs out first, the best partial turns
+    are returned."""
+    round_number = root.round_number()
+    done: list[tuple[float, tuple[Action, ...]]] = []
+    beam: list[tuple[float, tuple[Action, ...], State]] = [(0.0, (), root)]
+    expanded = 0
+    depth = 0
+    while beam and depth < MAX_DEPTH and expanded < MAX_EXPANSIONS:
+        frontier = sorted(beam, key=lambda item: item[0], reverse=True)[: max(width, keep)]
+        beam = []
+        for _, steps, s in frontier:
+            for action in s.legal_actions(seat):
+                child = s.clone()
+                child.apply_unchecked(seat, action)
+                expanded += 1
+                v = value(child, seat) - STEP_COST * depth
+                seq = (*steps, action)
+                if (
+                    child.is_over()
+                    or seat not in child.current_seats()
+                    or child.round_number() != round_number
+                ):
+                    done.append((v, seq))
+                else:
+                    beam.append((v, seq, child))
+        depth += 1
+    if beam:  # the budget ran out mid-turn: the best partial turns count too
+        done.extend((v, seq) for v, seq, _ in beam)
+    done.sort(key=lambda item: item[0], reverse=True)
+    # the best turn for each first step (only the first step is played; the rest is a plan)
+    out: list[tuple[float, tuple[Action, ...]]] = []
+    seen: set[Action] = set()
+    for v, seq in done:
+        if seq[0] not in seen:
+            seen.add(seq[0])
+            out.append((v, seq))
+            if len(out) == keep:
+                break
+    return out, expanded
+
+
 class GreedyBot:
     name = "greedy"
 
@@ -38,54 +86,11 @@ class GreedyBot:
         start = time.perf_counter()
         if len(legal) == 1:
             return legal[0], {"forced": True, "value": None, "expanded": 0, "seconds": 0.0}
-        root = state.resample_hidden(seat, self.rng)
-        round_number = root.round_number()
-        best: tuple[float, int, Action] | None = None  # (value, -depth, first action)
-        beam: list[tuple[float, Action, State]] = []
-        expanded = 0
-        order = 0
-        for action in legal:
-            child = root.clone()
-            child.apply_unchecked(seat, action)
-            expanded += 1
-            v = value(child, seat)
-            if _turn_over(child, seat, round_number):
-                if best is None or v > best[0]:
-                    best = (v, 0, action)
-            else:
-                beam.append((v, action, child))
-        depth = 1
-        while beam and depth < MAX_DEPTH and expanded < MAX_EXPANSIONS:
-            beam.sort(key=lambda item: item[0], reverse=True)
-            frontier = beam[: self.width]
-            beam = []
-            for _, first, s in frontier:
-                for action in s.legal_actions(seat):
-                    child = s.clone()
-                    child.apply_unchecked(seat, action)
-                    expanded += 1
-                    order += 1
-                    v = value(child, seat) - STEP_COST * depth
-                    if _turn_over(child, seat, round_number):
-                        if best is None or v > best[0]:
-                            best = (v, -depth, first)
-                    else:
-                        beam.append((v, first, child))
-            depth += 1
-        if beam:  # the budget ran out mid-turn: count the best partial turns too
-            top = max(beam, key=lambda item: item[0])
-            if best is None or top[0] > best[0]:
-                best = (top[0], -depth, top[1])
-        assert best is not None
-        return best[2], {
-            "value": best[0],
+        turns, expanded = best_turns(state.resample_hidden(seat, self.rng), seat, self.width)
+        v, steps = turns[0]
+        return steps[0], {
+            "value": v,
+            "plan": [a.notation() for a in steps],
             "expanded": expanded,
-            "depth": depth,
             "seconds": time.perf_counter() - start,
         }
-
-
-def _turn_over(state: State, seat: int, round_number: int) -> bool:
-    return (
-        state.is_over() or seat not in state.current_seats() or state.round_number() != round_number
-    )

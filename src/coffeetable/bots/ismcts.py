@@ -29,12 +29,15 @@ import time
 from typing import Any
 
 from coffeetable.bots.base import LEVELS, Limit
+from coffeetable.bots.greedy import best_turns
 from coffeetable.bots.heuristics import ROLLOUT_POLICIES, RolloutPolicy, rewards, value
 from coffeetable.core.game import Action, State
 
 EXPLORATION = 0.15  # UCB constant; rewards are in [0, 1] and good and bad moves differ by ~0.05-0.1
 MAX_TREE_DEPTH = 200
 WIDENING = 1.0  # a node with n visits considers its 1 + sqrt(n) best-ranked actions
+MACROS = 6  # root arms: the best complete turns of the greedy beam
+PRIOR_VISITS = 4  # each arm starts as if visited this often with its own evaluation
 PRIOR_CAP = 48  # actions ranked by evaluation at a new node (the rest follow at random)
 ROLLOUT_STEPS = 40
 
@@ -54,7 +57,7 @@ def _finish_turn(state: State, mover: int, policy: RolloutPolicy) -> None:
 
 
 class _Node:
-    __slots__ = ("avail", "children", "mover", "order", "total", "visits")
+    __slots__ = ("avail", "children", "macro", "mover", "order", "prior", "total", "visits")
 
     def __init__(self, mover: int) -> None:
         self.mover = mover  # the seat whose action led here
@@ -63,6 +66,8 @@ class _Node:
         self.total = 0.0
         self.avail = 0
         self.order: list[Action] | None = None  # actions from here, best prior first
+        self.macro: tuple[Action, ...] = ()  # at the root: the whole turn this arm plays
+        self.prior = 0.0  # at the root: the greedy evaluation of that turn
 
 
 def _ranked(state: State, mover: int, actions: list[Action], rng: random.Random) -> list[Action]:
@@ -91,7 +96,9 @@ class IsmctsBot:
         exploration: float = EXPLORATION,
         label: str = "ismcts",
         rollouts: bool = True,
+        macros: int = MACROS,
     ) -> None:
+        self.macros = macros
         self.rollouts = rollouts
         self.rng = random.Random(seed)
         self.limit = limit or LEVELS["medium"]
@@ -110,21 +117,41 @@ class IsmctsBot:
             return legal[0], {"forced": True, "iterations": 0, "value": None, "seconds": 0.0}
         deadline = start + limit.time if limit.time is not None else math.inf
         max_iterations = limit.iterations if limit.iterations is not None else 1 << 62
-        root = _Node(-1)
-        policy = ROLLOUT_POLICIES.get(state.game.info.name) if self.rollouts else None
         rng = self.rng
+        policy = ROLLOUT_POLICIES.get(state.game.info.name) if self.rollouts else None
         c = self.exploration
+        # the root's arms: the best complete turns the greedy beam finds (macro actions),
+        # each starting with a prior worth PRIOR_VISITS visits of its own evaluation
+        first = state.resample_hidden(seat, rng)
+        turns, _ = best_turns(first, seat, keep=self.macros)
+        arms: list[_Node] = []
+        for v, steps in turns:
+            arm = _Node(seat)
+            arm.macro = steps
+            after = first.clone()
+            for action in steps:
+                after.apply_unchecked(seat, action)
+            arm.visits = PRIOR_VISITS
+            arm.total = PRIOR_VISITS * rewards(after)[seat]
+            arm.prior = v
+            arms.append(arm)
         iterations = 0
         depth_sum = 0
-        while iterations < max_iterations and (iterations == 0 or time.perf_counter() < deadline):
+        distinct_first = {arm.macro[0] for arm in arms}
+        while (
+            len(distinct_first) > 1
+            and iterations < max_iterations
+            and (iterations == 0 or time.perf_counter() < deadline)
+        ):
             d = state.resample_hidden(seat, rng)
-            node = root
-            path = [root]
-            mover = seat
+            log_total = math.log(sum(arm.visits for arm in arms))
+            node = max(arms, key=lambda a: a.total / a.visits + c * math.sqrt(log_total / a.visits))
+            for action in node.macro:
+                d.apply_unchecked(seat, action)
+            path = [node]
             depth = 0
             while not d.is_over() and depth < MAX_TREE_DEPTH:
-                if depth:
-                    mover = min(d.current_seats())
+                mover = min(d.current_seats())
                 actions = d.legal_actions(mover)
                 if node.order is None:
                     node.order = _ranked(d, mover, actions, rng)
@@ -163,30 +190,28 @@ class IsmctsBot:
             result = rewards(d)
             for n in path:
                 n.visits += 1
-                if n.mover >= 0:
-                    n.total += result[n.mover]
+                n.total += result[n.mover]
             iterations += 1
             depth_sum += depth
-        ranked = sorted(
-            ((a, ch) for a, ch in root.children.items() if a in legal),
-            key=lambda item: (item[1].visits, item[1].total),
-            reverse=True,
-        )
-        action, best = ranked[0]
+        ranked = sorted(arms, key=lambda a: (a.visits, a.total / a.visits), reverse=True)
+        best = ranked[0]
         elapsed = time.perf_counter() - start
-        return action, {
-            "value": best.total / best.visits if best.visits else None,
+        return best.macro[0], {
+            "value": best.total / best.visits,
             "visits": best.visits,
             "iterations": iterations,
             "iterations_per_second": iterations / elapsed if elapsed else None,
             "mean_depth": depth_sum / iterations if iterations else 0,
             "seconds": elapsed,
+            "plan": [a.notation() for a in best.macro],
             "top": [
                 {
-                    "action": a.notation(),
-                    "visits": ch.visits,
-                    "value": ch.total / ch.visits if ch.visits else None,
+                    "action": arm.macro[0].notation(),
+                    "turn": [a.notation() for a in arm.macro],
+                    "visits": arm.visits,
+                    "value": arm.total / arm.visits,
+                    "evaluation": arm.prior,
                 }
-                for a, ch in ranked[:5]
+                for arm in ranked[:5]
             ],
         }
