@@ -25,6 +25,7 @@ from coffeetable.bots import (
     heuristics,
     make_bot,
 )
+from coffeetable.bots.ismcts import PRIOR_VISITS
 from coffeetable.core.errors import DataError
 from coffeetable.core.game import ScoreBreakdown, State
 from coffeetable.core.registry import find_game
@@ -392,9 +393,11 @@ def test_ismcts_info(game: str, players: int, options: dict[str, Any], steps: in
     seat = decision_seats(state)[0]
     legal = {a.notation() for a in state.legal_actions(seat)}
     action, info = make_bot("ismcts:120i", 3).choose(state, seat)
-    assert info["iterations"] == 120  # the budget given as `Ni`
+    # the budget given as `Ni` is spent, unless every candidate turn starts with the same
+    # step (then there is nothing to search)
+    assert info["iterations"] == (120 if len(info["top"]) > 1 else 0)
     assert 0.0 <= info["value"] <= 1.0
-    assert info["iterations_per_second"] > 0
+    assert info["iterations_per_second"] > 0 or info["iterations"] == 0
     assert info["seconds"] >= 0
     top = info["top"]
     assert 1 <= len(top) <= min(5, len(legal))
@@ -407,10 +410,12 @@ def test_ismcts_info(game: str, players: int, options: dict[str, Any], steps: in
     for t in top:
         assert t["action"] in legal
         assert 0.0 <= t["value"] <= 1.0
-    # every iteration passes through exactly one child of the root
-    assert sum(visits) <= 120
+    # every iteration passes through exactly one arm of the root; each arm also starts
+    # with PRIOR_VISITS visits worth its greedy evaluation
+    arms = len(top)
+    assert sum(visits) <= 120 + PRIOR_VISITS * arms
     if len(legal) <= 5:
-        assert sum(visits) == 120
+        assert sum(visits) == 120 + PRIOR_VISITS * arms
     # a limit passed to choose() overrides the bot's own
     _, info = make_bot("ismcts:120i", 3).choose(state, seat, Limit(iterations=7))
     assert info["iterations"] == 7

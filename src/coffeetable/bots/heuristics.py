@@ -18,64 +18,87 @@ Evaluator = Callable[[State, int], float]
 
 
 # ==== Café =====================================================================================
-# Weights, in victory points. A cube's worth grows as it moves down the pipeline, so that each
-# step of Produce -> Dry -> Roast -> Deliver is an improvement for a one-step-greedy reader.
-CAFE_BEAN, CAFE_DRY, CAFE_ROAST = 0.25, 0.45, 0.65
-CAFE_CUP_PER_ROUND = 0.45  # an action point in each round still to come
-CAFE_SHOP_PROGRESS = 0.8  # share of a shop's VP credited per fraction of it filled
-CAFE_PENDING = 0.2  # a cube being placed or delivered right now
+# The estimate is "score now + what the work in progress and the area should still bring",
+# in victory points. Every weight below is a share of a point.
+CAFE_STAGE = (0.55, 0.75, 0.9)  # chance that a cube on a bean / dry / roast cell is delivered
+CAFE_CUBES_PER_CELL_ROUND = 0.35  # cubes a bean cell yields per round still to come
+CAFE_AP_PER_ROUND = 0.35  # an action point in each round still to come, beyond the above
+CAFE_HAND_CARD = 1.0  # a card in hand, not placed yet
 
 
 def cafe_value(state: State, seat: int) -> float:
+    """Café estimate, per colour: the cubes the seat will have to spend (in the pipeline,
+    weighted by how far along they are, plus what its bean cells should still produce)
+    go first to its shops under way (a shop counts in proportion to how much of it they
+    cover, squared, so nearly complete shops count most) and the rest to the warehouse,
+    scored by the warehouse rule on the result."""
     from coffeetable.games.cafe.deck import CellKind
-    from coffeetable.games.cafe.state import ROUNDS, CafeState, Phase
+    from coffeetable.games.cafe.state import MAX_AP, ROUNDS, CafeState, Phase
 
     assert isinstance(state, CafeState)
-    score = state.score(seat).total
+    breakdown = state.score(seat)
     if state.phase is Phase.OVER:
-        return float(score)
+        return float(breakdown.total)
     player = state.players[seat]
     area = player.area
-    rounds_left = ROUNDS - state.round + 1  # including this one
-    # the warehouse scores 2 x lowest + second at the end; before that every cube also
-    # pays for cup cards and may become a lowest colour later: a smoother version
-    warehouse, _ = state._final_warehouse(player)
-    w = sorted(warehouse)
-    exact = 2 * w[0] + w[1]
-    smooth = 2 * w[0] + w[1] + 0.6 * w[2] + 0.4 * w[3]
-    late = max(0.0, min(1.0, (rounds_left - 1) / 3))  # 0 in round 8, 1 up to round 5
-    value = float(score) + late * (smooth - exact)
-    # shops under way: a share of their VP by how full they are
-    open_needs = [0, 0, 0, 0]
-    for shop in area.shops:
-        if not shop.available or shop.complete:
+    future = ROUNDS - state.round  # whole rounds still to come after this one
+    shops_now = sum(shop.spec.vp for shop in area.shops if shop.complete)
+    ap = min(MAX_AP, area.cups)
+    # the actions the work in progress still needs (a Dry per colour on bean cells, a Roast
+    # per filled dry cell, one Deliver), against the action points left: a pipeline that
+    # cannot be emptied in time is worth less, and so is a clogged one
+    bean = area.cubes_on_kind(CellKind.BEAN)
+    dry_cells = area.cells_of(CellKind.DRY)
+    roast_cells = area.cells_of(CellKind.ROAST)
+    dry_full = sum(1 for pos in dry_cells if pos in area.cubes)
+    roast_full = sum(1 for pos in roast_cells if pos in area.cubes)
+    needed = sum(1 for n in bean if n) + dry_full + (1 if roast_full else 0)
+    available = player.ap + ap * future
+    in_time = min(1.0, available / needed) if needed else 1.0
+    # cubes expected to come out of the pipeline, per colour
+    expected = [0.0, 0.0, 0.0, 0.0]
+    for kind, share in zip(
+        (CellKind.BEAN, CellKind.DRY, CellKind.ROAST), CAFE_STAGE, strict=True
+    ):
+        for colour, n in enumerate(area.cubes_on_kind(kind)):
+            expected[colour] += share * n * in_time
+    for kind in (CellKind.SUPPLY, CellKind.BONUS):
+        for colour, n in enumerate(area.cubes_on_kind(kind)):
+            expected[colour] += CAFE_STAGE[0] * n
+    for colour, n in enumerate(player.pending_fill):
+        expected[colour] += CAFE_STAGE[0] * n
+    if future:
+        # a full cycle (produce, dry, roast, deliver) takes about 4 actions
+        cycles = min(1.0, ap / 4)
+        for pos in area.cells_of(CellKind.BEAN):
+            colour = area.top[pos].colour
+            if colour >= 0:
+                expected[colour] += CAFE_CUBES_PER_CELL_ROUND * future * cycles
+    # shops under way take the cubes they need first
+    shops_potential = 0.0
+    spare = expected[:]
+    for shop in sorted(
+        (s for s in area.shops if s.available and not s.complete),
+        key=lambda s: -s.spec.vp / max(1, sum(s.spec.requires) - sum(s.cubes)),
+    ):
+        missing = [shop.needs(c) for c in range(4)]
+        total_missing = sum(missing)
+        if not total_missing:
             continue
-        need = sum(shop.spec.requires)
-        have = sum(shop.cubes)
-        if need and have:
-            # a partial shop scores nothing at the end: credit it while rounds remain
-            value += CAFE_SHOP_PROGRESS * shop.spec.vp * (have / need) * max(0.25, late)
-        for colour in range(4):
-            open_needs[colour] += shop.needs(colour)
-    # cubes in the pipeline: worth more as they near delivery, and only while rounds remain
-    # to move them; colours some shop still needs count fully, others (warehouse) at 70 %
-    if rounds_left > 0:
-        for kind, weight in (
-            (CellKind.BEAN, CAFE_BEAN),
-            (CellKind.DRY, CAFE_DRY),
-            (CellKind.ROAST, CAFE_ROAST),
-        ):
-            for colour, n in enumerate(area.cubes_on_kind(kind)):
-                useful = min(n, open_needs[colour])
-                value += weight * (useful + 0.7 * (n - useful)) * max(0.25, late)
-        for kind in (CellKind.SUPPLY, CellKind.BONUS):
-            value += CAFE_BEAN * sum(area.cubes_on_kind(kind))
-    value += CAFE_PENDING * sum(player.pending_fill)
-    # action points still to come: the cups in view, for the rounds after this one
-    value += CAFE_CUP_PER_ROUND * min(area.cups, 8) * max(0, rounds_left - 1) / 2
-    # a card in hand (being placed) is worth something
+        covered = sum(min(missing[c], spare[c]) for c in range(4))
+        share = covered / total_missing
+        shops_potential += shop.spec.vp * share * share
+        for c in range(4):
+            spare[c] -= min(missing[c], spare[c]) * share
+    warehouse, _ = state._final_warehouse(player)
+    counts = sorted(w + spare[c] for c, w in enumerate(warehouse))
+    warehouse_potential = 2 * counts[0] + counts[1] + 0.1 * (counts[2] + counts[3])
+    exact = sorted(warehouse)
+    other = breakdown.total - shops_now - (2 * exact[0] + exact[1])  # cakes, if any
+    value = other + shops_now + shops_potential + warehouse_potential
+    value += CAFE_AP_PER_ROUND * ap * future
     if player.hand is not None:
-        value += 1.0
+        value += CAFE_HAND_CARD
     return value
 
 
