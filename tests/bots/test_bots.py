@@ -412,14 +412,18 @@ def test_ismcts_info(game: str, players: int, options: dict[str, Any], steps: in
         assert 0.0 <= t["value"] <= 1.0
     # every iteration passes through exactly one arm of the root; each arm also starts
     # with PRIOR_VISITS visits worth its greedy evaluation
-    arms = len(top)
-    assert sum(visits) == info["iterations"] + PRIOR_VISITS * arms
+    arms = info["arms"]
+    assert len(top) == min(5, arms)
+    if arms <= 5:
+        assert sum(visits) == info["iterations"] + PRIOR_VISITS * arms
+    else:
+        assert sum(visits) <= info["iterations"] + PRIOR_VISITS * arms
     # a limit passed to choose() overrides the bot's own
     _, info = make_bot("ismcts:120i", 3).choose(state, seat, Limit(iterations=7))
-    assert info["iterations"] == 7
+    assert info["iterations"] == (7 if arms > 1 else 0)
     # iterations and time together: whichever ends first
     _, info = make_bot("ismcts", 3).choose(state, seat, Limit(time=30, iterations=9))
-    assert info["iterations"] == 9 and info["seconds"] < 5
+    assert info["iterations"] == (9 if arms > 1 else 0) and info["seconds"] < 5
 
 
 @pytest.mark.parametrize(("game", "players", "options", "steps"), INFO_POSITIONS)

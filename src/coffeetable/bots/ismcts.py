@@ -204,6 +204,7 @@ class IsmctsBot:
             "mean_depth": depth_sum / iterations if iterations else 0,
             "seconds": elapsed,
             "plan": [a.notation() for a in best.macro],
+            "arms": len(arms),
             "top": [
                 {
                     "action": arm.macro[0].notation(),
