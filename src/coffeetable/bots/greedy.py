@@ -17,8 +17,8 @@ from coffeetable.bots.heuristics import value
 from coffeetable.core.game import Action, State
 
 MAX_DEPTH = 40
-WIDTH = 4
-MAX_EXPANSIONS = 4000  # states evaluated per decision, at most
+WIDTH = 6
+MAX_EXPANSIONS = 10000  # states evaluated per decision, at most
 STEP_COST = 0.001  # between equal outcomes, prefer the shorter turn (no pointless steps)
 
 

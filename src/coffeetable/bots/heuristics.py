@@ -33,7 +33,7 @@ def cafe_value(state: State, seat: int) -> float:
     cover, squared, so nearly complete shops count most) and the rest to the warehouse,
     scored by the warehouse rule on the result."""
     from coffeetable.games.cafe.deck import CellKind
-    from coffeetable.games.cafe.state import MAX_AP, ROUNDS, CafeState, Phase
+    from coffeetable.games.cafe.state import MAX_AP, ROUNDS, CafeState, Phase, Stage
 
     assert isinstance(state, CafeState)
     breakdown = state.score(seat)
@@ -44,24 +44,28 @@ def cafe_value(state: State, seat: int) -> float:
     future = ROUNDS - state.round  # whole rounds still to come after this one
     shops_now = sum(shop.spec.vp for shop in area.shops if shop.complete)
     ap = min(MAX_AP, area.cups)
-    # the actions the work in progress still needs (a Dry per colour on bean cells, a Roast
-    # per filled dry cell, one Deliver), against the action points left: a pipeline that
-    # cannot be emptied in time is worth less, and so is a clogged one
+    # the actions the work in progress still needs against the action points left: roast
+    # cubes need one Deliver (all roast cells at once); dry cubes a Roast per filled dry
+    # cell first; bean cubes a Dry per colour before that. Cubes that cannot get through in
+    # time are worth less (each stage shares what is left after the later stages).
     bean = area.cubes_on_kind(CellKind.BEAN)
-    dry_cells = area.cells_of(CellKind.DRY)
-    roast_cells = area.cells_of(CellKind.ROAST)
-    dry_full = sum(1 for pos in dry_cells if pos in area.cubes)
-    roast_full = sum(1 for pos in roast_cells if pos in area.cubes)
-    needed = sum(1 for n in bean if n) + dry_full + (1 if roast_full else 0)
-    available = player.ap + ap * future
-    in_time = min(1.0, available / needed) if needed else 1.0
+    dry_full = sum(1 for pos in area.cells_of(CellKind.DRY) if pos in area.cubes)
+    acting = player.stage in (Stage.ACT, Stage.DONE)
+    available = (player.ap if acting else ap) + ap * future
+    roast_in_time = 1.0 if available >= 1 else 0.0
+    dry_in_time = max(0.0, min(1.0, (available - 1) / dry_full)) if dry_full else 1.0
+    bean_colours = sum(1 for n in bean if n)
+    bean_in_time = (
+        max(0.0, min(1.0, (available - 2 - dry_full) / bean_colours)) if bean_colours else 1.0
+    )
+    in_time = (bean_in_time, dry_in_time, roast_in_time)
     # cubes expected to come out of the pipeline, per colour
     expected = [0.0, 0.0, 0.0, 0.0]
-    for kind, share in zip(
-        (CellKind.BEAN, CellKind.DRY, CellKind.ROAST), CAFE_STAGE, strict=True
+    for kind, share, timely in zip(
+        (CellKind.BEAN, CellKind.DRY, CellKind.ROAST), CAFE_STAGE, in_time, strict=True
     ):
         for colour, n in enumerate(area.cubes_on_kind(kind)):
-            expected[colour] += share * n * in_time
+            expected[colour] += share * n * timely
     for kind in (CellKind.SUPPLY, CellKind.BONUS):
         for colour, n in enumerate(area.cubes_on_kind(kind)):
             expected[colour] += CAFE_STAGE[0] * n
