@@ -1,24 +1,28 @@
-"""Single-observer information-set Monte Carlo tree search (Cowling, Powley & Whitehouse 2012).
+"""Single-observer information-set Monte Carlo tree search (Cowling, Powley & Whitehouse 2012),
+with whole turns from the greedy beam as the root's arms. docs/bots.md has the full design.
 
-Each iteration draws a determinization of the state from the searching seat's point of view
-(`state.resample_hidden(seat, rng)`: the deck order and removed cards redrawn from the cards
-the seat has not seen), then descends one shared tree, keyed by actions, in which every node
-is a decision of the seat that acted there:
+- Root: the greedy beam (greedy.best_turns) gives the best complete turn for each of the best
+  first steps; each becomes an arm (a macro action) with a prior of PRIOR_VISITS visits worth
+  its own evaluation. Arms are chosen by UCB1.
+- Each iteration draws a determinization (`state.resample_hidden(seat, rng)`: the hidden
+  cards redrawn from those the seat has not seen), plays the chosen arm's whole turn, then
+  descends one tree shared by all determinizations, keyed by actions, in which every node is
+  a decision of the seat that acted there:
+  - selection: UCB1 over the children legal in this determinization, with availability
+    counts (the ISMCTS form of UCB), among the 1 + sqrt(visits) best actions by the mover's
+    one-step evaluation (progressive widening);
+  - expansion: one new node;
+  - leaf: the mover's turn is finished by the game's cheap rollout rule, if it has one
+    (heuristics.ROLLOUT_POLICIES), then heuristics.rewards scores it (the final result at
+    the end of the game, otherwise a logistic of each seat's evaluated lead). No random
+    playouts: random play is meaningless in both games;
+  - back-propagation: each node adds the reward of the seat that acted there (max^n).
+- The decision is the first step of the most visited arm.
 
-- selection: UCB1 over the children whose action is legal in this determinization, with
-  "availability" counts in place of the parent's visits (the ISMCTS form of UCB);
-- expansion: one untried legal action;
-- evaluation: no random playout (random play is meaningless in both games: random bots
-  score about 0 in Café and never serve in Coffee Rush); the leaf is scored by
-  heuristics.rewards, the final result at the end of the game and otherwise a logistic of
-  each seat's evaluated lead;
-- back-propagation: each node adds the reward of the seat that acted there (max^n).
-
-Multi-step turns (Coffee Rush; Café's compound actions) are ordinary consecutive nodes of
-the same seat. Café's simultaneous phase is searched in seat order: at the root the searching
-seat moves; below it the lowest seat that may act moves. The seats' choices there interact
-only through the shared cube supply (Café Ruling A1), so ordering them changes little;
-the tree never lets the searching seat see hidden cards, only other seats' public moves.
+Multi-step turns are whole-turn arms at the root and consecutive nodes of one seat below.
+Café's simultaneous phase is searched in seat order: the lowest seat that may act moves
+first. The seats interact there only through the shared cube supply (Café Ruling A1). The
+searching seat never sees hidden cards, only other seats' public moves.
 """
 
 from __future__ import annotations
