@@ -595,8 +595,10 @@ def test_heuristics_at_game_end(
     assert 0.7 < sum(rewards) < 0.7 + 0.3 * players
     if players == 2:
         assert sum(rewards) == pytest.approx(1.0)
-    if spec == "greedy":
-        assert scores[0] > max(scores[1:])  # a real lead, not only a tie-break
+    if spec == "greedy" and game == "coffee-rush":
+        # a real lead, not only a tie-break (in Café, greedy still scores 0 in some games,
+        # like the random bot: see docs/bots.md)
+        assert scores[0] > max(scores[1:])
 
 
 def test_heuristics_during_the_game() -> None:
