@@ -24,6 +24,7 @@ CAFE_STAGE = (0.55, 0.75, 0.9)  # chance that a cube on a bean / dry / roast cel
 CAFE_CUBES_PER_CELL_ROUND = 0.35  # cubes a bean cell yields per round still to come
 CAFE_AP_PER_ROUND = 0.35  # an action point in each round still to come, beyond the above
 CAFE_HAND_CARD = 1.0  # a card in hand, not placed yet
+CAFE_MISSING_COLOUR = 1.0  # per colour with no cube in the warehouse
 
 
 def cafe_value(state: State, seat: int) -> float:
@@ -97,6 +98,9 @@ def cafe_value(state: State, seat: int) -> float:
     warehouse, _ = state._final_warehouse(player)
     counts = sorted(w + spare[c] for c, w in enumerate(warehouse))
     warehouse_potential = 2 * counts[0] + counts[1] + 0.1 * (counts[2] + counts[3])
+    # a colour missing from the warehouse is a risk the smooth estimate understates: the
+    # lowest colour scores double, and cup cards are paid from the warehouse
+    warehouse_potential -= CAFE_MISSING_COLOUR * sum(1 for w in warehouse if w == 0)
     exact = sorted(warehouse)
     other = breakdown.total - shops_now - (2 * exact[0] + exact[1])  # cakes, if any
     value = other + shops_now + shops_potential + warehouse_potential
