@@ -46,14 +46,23 @@ def play(
         f"{game.info.title}, {players} players, seed {seed}. Type ? for your legal moves, 'help' for commands."
     )
     shown_for: int | None = None
+    bot_steps: list[str] = []  # a bot's consecutive steps, printed on one line
+    bot_seat = -1
     while not state.is_over():
         seat = min(state.current_seats())
         if seat in bot_of:
+            if seat != bot_seat and bot_steps:
+                print(f"seat {bot_seat} (bot): {'; '.join(bot_steps)}")
+                bot_steps = []
             action, _ = bot_of[seat].choose(state, seat)
             applied = state.apply(seat, action)
             record.actions.append((seat, applied.notation()))
-            print(f"seat {seat} (bot): {applied.notation()}")
+            bot_steps.append(applied.notation())
+            bot_seat = seat
             continue
+        if bot_steps:
+            print(f"seat {bot_seat} (bot): {'; '.join(bot_steps)}")
+            bot_steps = []
         if shown_for != seat:
             print(state.render(seat if humans == 1 else None))
             shown_for = seat
@@ -82,6 +91,8 @@ def play(
                 continue
             record.actions.append((seat, applied.notation()))
             shown_for = None  # show the table again after every move of a person
+    if bot_steps:
+        print(f"seat {bot_seat} (bot): {'; '.join(bot_steps)}")
     if state.is_over():
         print(state.render())
         print("\nFinal scores:")
