@@ -6,6 +6,9 @@
         Two-player head-to-head, seats alternated on shared deals: win share, 95 % interval.
     python3 benchmarks/bots_strength.py speed
         ISMCTS iterations per second per game, and decision time per level.
+    python3 benchmarks/bots_strength.py cards --bot greedy --games 200
+        Café deck calibration data: per-card take counts and mean score when taken, and
+        the share of final solo areas without a shop.
 
 Games run in parallel worker processes (`--workers`, default 2: this machine's cores), each
 seeded, so results do not depend on the number of workers. `--plot FILE` (solo) writes
@@ -217,6 +220,53 @@ def speed(args: argparse.Namespace) -> None:
         )
 
 
+def _deck_game(job: tuple[str, int]) -> dict[str, Any]:
+    spec, seed = job
+    state = find_game("cafe").new_initial_state(1, seed)
+    bot = make_bot(spec, seed * 16)
+    taken: list[str] = []
+    while not state.is_over():
+        action, _ = bot.choose(state, 0)
+        text = state.apply(0, action).notation()
+        if text.startswith("take "):
+            taken.append(text.split()[1])
+    area = state.players[0].area
+    return {
+        "score": state.scores()[0].total,
+        "taken": taken,
+        "shops_visible": sum(1 for shop in area.shops if shop.available),
+        "shops_complete": sum(1 for shop in area.shops if shop.complete),
+    }
+
+
+def cards(args: argparse.Namespace) -> None:
+    """Calibration data for the Café deck (shared/reference/cafe-card-facts.md): how often
+    each card is taken when offered, the mean final score of games where it was taken, and
+    how many final areas have no shop left."""
+    jobs = [(args.bot, args.seed + g) for g in range(args.games)]
+    if args.workers <= 1:
+        out = [_deck_game(job) for job in jobs]
+    else:
+        with ProcessPoolExecutor(max_workers=args.workers) as pool:
+            out = list(pool.map(_deck_game, jobs))
+    mean = statistics.fmean(r["score"] for r in out)
+    by_card: dict[str, list[int]] = {}
+    for r in out:
+        for card in r["taken"]:
+            by_card.setdefault(card, []).append(r["score"])
+    print(f"{args.bot}: {len(out)} solo games, mean score {mean:.2f}")
+    print(
+        f"final areas with no shop left: {sum(1 for r in out if r['shops_visible'] == 0) / len(out):.0%}; "
+        f"with no completed shop: {sum(1 for r in out if r['shops_complete'] == 0) / len(out):.0%}"
+    )
+    rows = sorted(by_card.items(), key=lambda kv: -statistics.fmean(kv[1]))
+    print("card  taken  mean score when taken (difference to all games)")
+    for card, scores in rows:
+        print(
+            f"{card:<6}{len(scores):5d}  {statistics.fmean(scores):6.2f} ({statistics.fmean(scores) - mean:+.2f})"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -233,10 +283,13 @@ def main() -> None:
     p.add_argument("a")
     p.add_argument("b")
     p.add_argument("--games", type=int, default=100)
+    p = sub.add_parser("cards")
+    p.add_argument("--bot", default="greedy")
+    p.add_argument("--games", type=int, default=200)
     p = sub.add_parser("speed")
     p.add_argument("--positions", type=int, default=8)
     args = parser.parse_args()
-    {"solo": solo, "h2h": h2h, "speed": speed}[args.command](args)
+    {"solo": solo, "h2h": h2h, "speed": speed, "cards": cards}[args.command](args)
 
 
 if __name__ == "__main__":
