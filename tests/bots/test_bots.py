@@ -6,6 +6,7 @@ except in the time-budget test."""
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 import time
@@ -585,7 +586,10 @@ def test_heuristics_at_game_end(
     assert len(rewards) == players
     assert all(0.0 <= r <= 1.0 for r in rewards)
     if players == 1:
-        assert rewards == [pytest.approx(min(1.0, max(0.0, scores[0] / 50)))]
+        expected = 1 / (
+            1 + math.exp(-(scores[0] - heuristics.SOLO_CENTRE) / heuristics.SOLO_SPREAD)
+        )
+        assert rewards == [pytest.approx(expected)]
         return
     winners = state.winners()
     for w in winners:
@@ -610,7 +614,9 @@ def test_heuristics_during_the_game() -> None:
             rewards = heuristics.rewards(state)
             assert all(0.0 <= r <= 1.0 for r in rewards)
             if players == 1:
-                assert rewards == [pytest.approx(min(1.0, max(0.0, values[0] / 50)))]
+                centre, spread = heuristics.SOLO_CENTRE, heuristics.SOLO_SPREAD
+                expected = 1 / (1 + math.exp(-(values[0] - centre) / spread))
+                assert rewards == [pytest.approx(expected)]
             if players == 2:  # opposite leads: the logistics add up to one
                 assert sum(rewards) == pytest.approx(1.0)
             # the evaluation only reads what every seat can see
@@ -619,15 +625,22 @@ def test_heuristics_during_the_game() -> None:
             assert heuristics.rewards(copy) == rewards
 
 
-def test_solo_reward_is_score_over_50_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_solo_reward_is_a_logistic_of_the_score(monkeypatch: pytest.MonkeyPatch) -> None:
     state = finished_game("cafe", 1, {}, 4, "random")
-    for total, reward in ((0, 0.0), (10, 0.2), (40, 0.8), (50, 1.0), (65, 1.0), (-3, 0.0)):
+    rewards = []
+    for total in (-3, 0, 10, 20, 24, 30, 50, 65):
         score = ScoreBreakdown(total=total, parts=(("test", total),))
         monkeypatch.setattr(state, "scores", lambda score=score: [score])
-        assert heuristics.rewards(state) == [pytest.approx(reward)]
-
-
-# ==== strength ==============================================================================
+        (reward,) = heuristics.rewards(state)
+        assert 0.0 < reward < 1.0
+        rewards.append(reward)
+        if total == 20:
+            assert reward == pytest.approx(0.5)  # the centre
+        if total == 24:
+            assert reward == pytest.approx(1 / (1 + math.exp(-1)))  # one spread above
+    assert rewards == sorted(rewards) and len(set(rewards)) == len(rewards)
+    # one point matters near the middle of the rating table (what UCB needs to see)
+    assert rewards[4] - rewards[3] > 0.2
 
 
 def test_greedy_beats_random_in_coffee_rush() -> None:

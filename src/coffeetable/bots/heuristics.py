@@ -231,7 +231,9 @@ ROLLOUT_POLICIES: dict[str, RolloutPolicy] = {"coffee-rush": rush_rollout_action
 EVALUATORS: dict[str, Evaluator] = {"cafe": cafe_value, "coffee-rush": rush_value}
 #: the scale of a meaningful lead, per game (points)
 SCALES = {"cafe": 5.0, "coffee-rush": 2.5}
-SOLO_SCALE = 50.0  # Café solo: a reward of 1 is 50 points
+# Café solo: a logistic of the score around a middling result, steep enough that one point
+# matters to the search (a linear score / 50 left arms about 0.02 apart: noise to UCB)
+SOLO_CENTRE, SOLO_SPREAD = 20.0, 4.0
 
 
 def value(state: State, seat: int) -> float:
@@ -239,7 +241,8 @@ def value(state: State, seat: int) -> float:
 
 
 def rewards(state: State) -> list[float]:
-    """Each seat's reward in [0, 1]: solo, the (estimated) score over 50; otherwise the win
+    """Each seat's reward in [0, 1]: solo, a logistic of the (estimated) score around 20
+    points, 4 points wide; otherwise the win
     share once the game is over, and before that a logistic of the lead over the best
     opponent, on the game's scale."""
     name = state.game.info.name
@@ -247,7 +250,7 @@ def rewards(state: State) -> list[float]:
     if state.is_over():
         scores = [s.total for s in state.scores()]
         if n == 1:
-            return [min(1.0, max(0.0, scores[0] / SOLO_SCALE))]
+            return [_logistic((scores[0] - SOLO_CENTRE) / SOLO_SPREAD)]
         winners = state.winners()
         scale = SCALES.get(name, 5.0)
         out = []
@@ -258,7 +261,7 @@ def rewards(state: State) -> list[float]:
         return out
     values = [value(state, i) for i in range(n)]
     if n == 1:
-        return [min(1.0, max(0.0, values[0] / SOLO_SCALE))]
+        return [_logistic((values[0] - SOLO_CENTRE) / SOLO_SPREAD)]
     scale = SCALES.get(name, 5.0)
     return [
         _logistic((values[i] - max(values[j] for j in range(n) if j != i)) / scale)
