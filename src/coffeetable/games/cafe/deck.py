@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from coffeetable.core.datafile import DataFileError, parse_toml, read_file
 from coffeetable.core.errors import DataError
 
 DECK_FORMAT = "coffeetable.cafe.deck/1"
@@ -26,20 +27,10 @@ CARD_KINDS = ("start", "plan", "espresso", "promo")
 PLAN_CARDS, STAR_CARDS, ESPRESSO_CARDS = 48, 8, 8
 
 
-class DeckError(DataError):
+class DeckError(DataFileError):
     """An invalid deck file. The message is one line; `problems` lists every problem."""
 
-    def __init__(self, source: str, problems: list[str]) -> None:
-        more = len(problems) - 1
-        suffix = (
-            f" (and {more} more problem{'s' if more > 1 else ''}: "
-            f"`coffeetable deck check {source}` lists them all)"
-            if more
-            else ""
-        )
-        super().__init__(f"{source}: invalid deck: {problems[0]}{suffix}")
-        self.source = source
-        self.problems = problems
+    what = "deck"
 
 
 class CellKind(IntEnum):
@@ -230,12 +221,7 @@ def appendix_shops() -> frozenset[tuple[str, int]]:
 
 
 def load_deck(path: str | Path) -> Deck:
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise DataError(f"{p}: cannot read deck file: {exc.strerror or exc}") from None
-    return parse_deck(raw, str(p))
+    return parse_deck(*read_file(path, "deck file"))
 
 
 @lru_cache(maxsize=1)
@@ -246,12 +232,7 @@ def default_deck() -> Deck:
 
 def parse_deck(raw: bytes, source: str) -> Deck:
     """Parse and validate a deck file; raise DataError listing every problem found."""
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise DataError(f"{source}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(f"{source}: not valid TOML: {exc}") from None
+    data = parse_toml(raw, source)
     problems: list[str] = []
     version = data.get("version", 0)
     if not isinstance(version, int) or isinstance(version, bool) or version < 0:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -17,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from coffeetable.core.datafile import DataFileError, parse_toml, read_file
 from coffeetable.core.errors import DataError
 
 CARDS_FORMAT = "coffeetable.coffee-rush.cards/1"
@@ -31,20 +31,10 @@ MAX_DRINKS = 255
 _INGREDIENT_RE = re.compile(r"[a-z][a-z0-9-]*")
 
 
-class CardsError(DataError):
+class CardsError(DataFileError):
     """An invalid card file. The message is one line; `problems` lists every problem."""
 
-    def __init__(self, source: str, problems: list[str]) -> None:
-        more = len(problems) - 1
-        suffix = (
-            f" (and {more} more problem{'s' if more > 1 else ''}: "
-            f"`coffeetable deck check {source}` lists them all)"
-            if more
-            else ""
-        )
-        super().__init__(f"{source}: invalid Coffee Rush card file: {problems[0]}{suffix}")
-        self.source = source
-        self.problems = problems
+    what = "Coffee Rush card file"
 
 
 @dataclass(frozen=True)
@@ -153,12 +143,7 @@ class CardSet:
 
 
 def load_cards(path: str | Path) -> CardSet:
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise DataError(f"{p}: cannot read card file: {exc.strerror or exc}") from None
-    return parse_cards(raw, str(p))
+    return parse_cards(*read_file(path, "card file"))
 
 
 @lru_cache(maxsize=1)
@@ -167,19 +152,9 @@ def default_cards() -> CardSet:
     return parse_cards(raw, "coffeetable default Coffee Rush cards")
 
 
-def is_card_file(data: Any) -> bool:
-    """Whether parsed TOML claims to be a Coffee Rush card file (for `deck check`)."""
-    return isinstance(data, dict) and data.get("format") == CARDS_FORMAT
-
-
 def parse_cards(raw: bytes, source: str) -> CardSet:
     """Parse and validate a card file; raise CardsError listing every problem found."""
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise DataError(f"{source}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(f"{source}: not valid TOML: {exc}") from None
+    data = parse_toml(raw, source)
     problems: list[str] = []
     if data.get("format") != CARDS_FORMAT:
         problems.append(f"'format' must be {CARDS_FORMAT!r} (got {data.get('format')!r})")
