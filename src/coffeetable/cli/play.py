@@ -27,10 +27,7 @@ def play(
     options: dict[str, Any] | None = None,
     bot: str = "random",
 ) -> int:
-    if not game.info.min_players <= players <= game.info.max_players:
-        raise DataError(
-            f"{game.info.title} is played by {game.info.min_players} to {game.info.max_players} players"
-        )
+    game.check_setup(players, seed if seed is not None else 0)
     if not 0 <= bots <= players:
         raise DataError(f"--bots must be between 0 and {players}")
     if seed is None:

@@ -23,13 +23,6 @@ def play_out(state: State, bots: list[Bot]) -> int:
     return actions
 
 
-def check_players(game: Game, players: int) -> None:
-    if not game.info.min_players <= players <= game.info.max_players:
-        raise DataError(
-            f"{game.info.title} is played by {game.info.min_players} to {game.info.max_players} players"
-        )
-
-
 def run_sim(
     game: Game,
     players: int,
@@ -39,7 +32,7 @@ def run_sim(
     bots: list[str] | None = None,
     progress: bool | None = None,
 ) -> dict[str, Any]:
-    check_players(game, players)
+    game.check_setup(players, seed)
     specs = bots or ["random"] * players
     if len(specs) != players:
         raise DataError(

@@ -102,6 +102,20 @@ class Game(ABC):
     def state_from_json(self, data: JSON) -> State:
         """Build a state from position JSON. Raises DataError with what is wrong."""
 
+    def check_setup(self, num_players: Any, seed: Any) -> None:
+        """DataError for a player count outside the game's range or a seed that is not an
+        integer (for new_initial_state)."""
+        info = self.info
+        if not isinstance(num_players, int) or not (
+            info.min_players <= num_players <= info.max_players
+        ):
+            raise DataError(
+                f"{info.title} is played by {info.min_players} to {info.max_players} players, "
+                f"not {num_players}"
+            )
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise DataError(f"the seed must be an integer, not {seed!r}")
+
     def normalize_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Validated, complete options. Raises DataError naming the valid choices."""
         if options:

@@ -70,12 +70,7 @@ class CafeGame(Game):
     def new_initial_state(
         self, num_players: int, seed: int, options: Mapping[str, Any] | None = None
     ) -> CafeState:
-        if not isinstance(num_players, int) or not (
-            self.info.min_players <= num_players <= self.info.max_players
-        ):
-            raise DataError(f"Café is played by 1 to 4 players, not {num_players}")
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise DataError(f"the seed must be an integer, not {seed!r}")
+        self.check_setup(num_players, seed)
         normalized = self.normalize_options(options)
         CafeRules.from_options(normalized).check_players(num_players)
         return CafeState.new_game(self, num_players, seed, normalized)

@@ -81,12 +81,7 @@ class CoffeeRushGame(Game):
     def new_initial_state(
         self, num_players: int, seed: int, options: Mapping[str, Any] | None = None
     ) -> RushState:
-        if not isinstance(num_players, int) or not (
-            self.info.min_players <= num_players <= self.info.max_players
-        ):
-            raise DataError(f"Coffee Rush is played by 2 to 4 players, not {num_players}")
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise DataError(f"the seed must be an integer, not {seed!r}")
+        self.check_setup(num_players, seed)
         normalized = self.normalize_options(options)
         if normalized["less_luck"]:
             starters = sum(d.copies for d in self.cards.drinks if d.less_luck)
