@@ -286,44 +286,38 @@ def _inspect(args: argparse.Namespace) -> int:
     return inspect_file(args.file, args.deck, args.json, args.cards, suggest)
 
 
-def _toml_format(path: str) -> object:
-    """The `format` field of a TOML file (a tuple for a file with Coffee Rush tables), or None
-    if it cannot be read (the deck loader then reports why)."""
-    import tomllib
-
-    try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
-    if "drink" in data or "board" in data:  # a Coffee Rush card file, whatever its format says
-        return ("coffee-rush",)
-    return data.get("format")
-
-
 def _deck(args: argparse.Namespace) -> int:
+    """Validate a Café deck or a Coffee Rush card file (told apart by their content)."""
+    from coffeetable.core.datafile import DataFileError, parse_toml, read_file
     from coffeetable.games.coffee_rush.cards import CARDS_FORMAT
 
-    fmt = _toml_format(args.file)
-    if isinstance(fmt, tuple) or fmt == CARDS_FORMAT:
-        return _check_cards(args.file)
-    return _check_deck(args.file)
-
-
-def _print_problems(source: str, what: str, problems: list[str]) -> int:
-    print(f"error: {source}: invalid {what}, {len(problems)} problem(s):", file=sys.stderr)
-    for problem in problems:
-        print(f"  - {problem}", file=sys.stderr)
-    return EXIT_USAGE
-
-
-def _check_cards(path: str) -> int:
-    from coffeetable.games.coffee_rush.cards import CardsError, load_cards
-
+    raw, source = read_file(args.file, "deck file")
     try:
-        cards = load_cards(path)
-    except CardsError as exc:
-        return _print_problems(exc.source, "Coffee Rush card file", exc.problems)
+        data = parse_toml(raw, source)
+    except DataError:
+        data = {}  # not TOML: the deck parser reports why
+    # a Coffee Rush card file by its format, or by its tables whatever its format says
+    is_cards = data.get("format") == CARDS_FORMAT or "drink" in data or "board" in data
+    try:
+        return (
+            _check_cards(args.file, raw, source)
+            if is_cards
+            else _check_deck(args.file, raw, source)
+        )
+    except DataFileError as exc:
+        print(
+            f"error: {exc.source}: invalid {exc.what}, {len(exc.problems)} problem(s):",
+            file=sys.stderr,
+        )
+        for problem in exc.problems:
+            print(f"  - {problem}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _check_cards(path: str, raw: bytes, source: str) -> int:
+    from coffeetable.games.coffee_rush.cards import parse_cards
+
+    cards = parse_cards(raw, source)
     verified = sum(d.copies for d in cards.drinks if d.verified)
     special = sum(d.copies for d in cards.drinks if d.special)
     less_luck = sum(d.copies for d in cards.drinks if d.less_luck)
@@ -338,13 +332,10 @@ def _check_cards(path: str) -> int:
     return 0
 
 
-def _check_deck(path: str) -> int:
-    from coffeetable.games.cafe.deck import DeckError, load_deck
+def _check_deck(path: str, raw: bytes, source: str) -> int:
+    from coffeetable.games.cafe.deck import parse_deck
 
-    try:
-        deck = load_deck(path)
-    except DeckError as exc:
-        return _print_problems(exc.source, "deck", exc.problems)
+    deck = parse_deck(raw, source)
     kinds: dict[str, Any] = {}
     for card in deck.cards:
         kinds[card.kind] = kinds.get(card.kind, 0) + 1
