@@ -2,8 +2,8 @@
 
 Parametrized over `game_names()`, so a newly registered game (Coffee Rush) is checked too:
 random playouts reach the end, a live state never leaves a seat to act without a legal
-action, clones are independent, states and actions serialise and read back, and a record
-replays to the same final state.
+action, clones are independent, states and actions serialise and read back, a record
+replays to the same final state, and per-seat views never peek at hidden information.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from coffeetable.core.errors import DataError, IllegalActionError, NotYourTurnEr
 from coffeetable.core.game import Game, ScoreBreakdown, State
 from coffeetable.core.record import GameRecord
 from coffeetable.core.registry import find_game, game_names
+from tests.games.view_checks import check_no_peek, check_view_basics
 
 MAX_STEPS = 50_000  # far beyond any real game; a playout that gets here is stuck
 SEEDS = range(5)
@@ -159,6 +160,25 @@ def test_serialise_round_trips(name: str, players: int) -> None:
     assert restored.scores() == state.scores()
     assert restored.winners() == state.winners()
     json.dumps(state.to_json())  # plain JSON all the way down
+
+
+@pytest.mark.parametrize(("name", "players"), cases())
+def test_views_never_peek(name: str, players: int) -> None:
+    """A seat's view (and the spectator's) is the same when everything the seat cannot see
+    is drawn again; views are plain, stable JSON, equal for a clone and a JSON round trip."""
+    game = find_game(name)
+    state = game.new_initial_state(players, 13)
+    rng = random.Random(13)
+    steps = 0
+    while True:
+        if steps % 10 == 0 or state.is_over():
+            check_no_peek(state, seeds=(1, 2))
+            check_view_basics(game, state)
+        if state.is_over():
+            break
+        seat = rng.choice(sorted(state.current_seats()))
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+        steps += 1
 
 
 @pytest.mark.parametrize("name", game_names())

@@ -8,6 +8,7 @@ scores. Seats are numbered 0..n-1.
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,9 @@ from coffeetable.core.errors import (
 )
 
 JSON = dict[str, Any]
+
+#: The `format` of every per-seat view (`State.view`); see docs/views.md.
+VIEW_FORMAT = "coffeetable.view/1"
 
 
 class Shuffler(Protocol):
@@ -205,9 +209,58 @@ class State(ABC):
     def to_json(self) -> JSON:
         """The full state as position JSON (includes hidden information)."""
 
+    def view(self, seat: int | None) -> JSON:
+        """What a client sitting at `seat` may see, as JSON; `None` is a spectator (the public
+        view). This, and only this, is what a server sends to that client.
+
+        The contract every game keeps (docs/views.md):
+
+        - It holds everything the seat may know and nothing else. Information private to a
+          seat is in that seat's view only.
+        - It never holds the deck order (only the deck's size), the identity of cards
+          removed unseen (only their number), or the RNG state.
+        - It is deterministic: it depends only on what the seat can see, so for every
+          generator `rng`, `state.view(s) == state.resample_hidden(s, rng).view(s)`, and
+          equal states (a clone, a position JSON round trip) give equal views.
+        - It is plain JSON (`json.dumps` works) and shares no mutable object with the state.
+
+        It starts with the keys of `view_header` (`format` "coffeetable.view/1", `game`,
+        `options`, `seat`, `current_seats`, `over`, `scores`, and `winners` once the game is
+        over). Raises DataError for a seat that is neither None nor 0..num_players-1.
+        Games implement it; this base version raises NotImplementedError."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement view()")
+
     @abstractmethod
     def render(self, seat: int | None = None) -> str:
         """A human-readable text picture of the state."""
+
+
+def view_header(state: State, seat: int | None, options: Mapping[str, Any]) -> JSON:
+    """The keys every game's view starts with: `format`, `game`, `options` (a deep copy),
+    `seat` (None for a spectator), `current_seats` (sorted), `over`, `scores` (one
+    ScoreBreakdown JSON per seat, as if the game ended now) and, once the game is over,
+    `winners`. Everything here is public. Raises DataError for a seat that is neither None
+    nor a seat of the game."""
+    if seat is not None and (
+        not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.num_players
+    ):
+        raise DataError(
+            f"there is no seat {seat!r} in a {state.num_players}-player game; a view is for a "
+            f"seat 0..{state.num_players - 1} or None (a spectator)"
+        )
+    scores = state.scores()
+    out: JSON = {
+        "format": VIEW_FORMAT,
+        "game": state.game.info.name,
+        "options": copy.deepcopy(dict(options)),
+        "seat": seat,
+        "current_seats": sorted(state.current_seats()),
+        "over": state.is_over(),
+        "scores": [s.to_json() for s in scores],
+    }
+    if state.is_over():
+        out["winners"] = state.winners()
+    return out
 
 
 def _seats(seats: frozenset[int]) -> str:
@@ -216,6 +269,7 @@ def _seats(seats: frozenset[int]) -> str:
 
 __all__ = [
     "JSON",
+    "VIEW_FORMAT",
     "Action",
     "Game",
     "GameInfo",
@@ -223,5 +277,6 @@ __all__ = [
     "ScoreBreakdown",
     "Shuffler",
     "State",
+    "view_header",
     "winners_by_rank",
 ]

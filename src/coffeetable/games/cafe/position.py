@@ -51,7 +51,8 @@ def _pos(pos: Pos) -> list[int]:
     return [pos[0], pos[1]]
 
 
-def _counts(counts: list[int]) -> dict[str, int]:
+def counts_to_json(counts: list[int]) -> dict[str, int]:
+    """Cube counts per colour: {"Y": 1, "B": 0, "G": 2, "R": 0}."""
     return {COLOURS[c]: counts[c] for c in range(4)}
 
 
@@ -68,28 +69,28 @@ def state_to_json(state: CafeState) -> dict[str, Any]:
         "deck": list(reversed(state.deck)),
         "removed": list(state.removed),
         "discard": list(state.discard),
-        **(
-            {
-                "auction": {
-                    "stakes": list(state.stakes),
-                    "passed": list(state.passed),
-                    "bidder": state.bidder,
-                    "bid_open": state.bid_open,
-                }
-            }
-            if state.phase is Phase.AUCTION
-            else {}
-        ),
-        "supply": _counts(state.supply),
+        **({"auction": auction_to_json(state)} if state.phase is Phase.AUCTION else {}),
+        "supply": counts_to_json(state.supply),
         "rng": f"{state.rng.state:#x}",  # a string: JSON readers may round big numbers
-        "seats": [_player_to_json(p) for p in state.players],
+        "seats": [player_to_json(p) for p in state.players],
     }
 
 
-def _player_to_json(p: PlayerState) -> dict[str, Any]:
+def auction_to_json(state: CafeState) -> dict[str, Any]:
+    """The auction in progress (advanced mode): stakes, passes, the bidder, the open bid."""
+    return {
+        "stakes": list(state.stakes),
+        "passed": list(state.passed),
+        "bidder": state.bidder,
+        "bid_open": state.bid_open,
+    }
+
+
+def player_to_json(p: PlayerState) -> dict[str, Any]:
+    """One seat of a position. Everything in it is public, so views use it as it is."""
     out: dict[str, Any] = {
         "company": p.company,
-        "warehouse": _counts(p.warehouse),
+        "warehouse": counts_to_json(p.warehouse),
         "stage": p.stage.name.lower(),
         "hand": p.hand,
         "ap": p.ap,
@@ -355,7 +356,7 @@ def state_from_json(game: CafeGame, data: dict[str, Any]) -> CafeState:
     if "supply" in data and list(_read_counts(data["supply"], "position 'supply'")) != state.supply:
         raise DataError(
             "position: 'supply' does not match the cubes on cells (it must be 35 per colour minus "
-            f"the cubes on cells: {_counts(state.supply)}); omit it to have it computed"
+            f"the cubes on cells: {counts_to_json(state.supply)}); omit it to have it computed"
         )
 
     if "deck" in data:

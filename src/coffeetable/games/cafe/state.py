@@ -239,14 +239,25 @@ class CafeState(State):
         cards removed by rule are public, and so are the display, the discards and every
         area). They are dealt anew from the same cards; the state's RNG is hidden too."""
         new = self.clone()
-        stars_out = self.rules.removes_stars(self.num_players)
-        known = sorted(c for c in self.removed if stars_out and self.card(c).star)
+        known = self.removed_by_rule()
         hidden = sorted(self.deck + [c for c in self.removed if c not in known])
         rng.shuffle(hidden)
         new.deck = hidden[: len(self.deck)]
         new.removed = known + hidden[len(self.deck) :]
         new.rng = Rng(rng.getrandbits(64))
         return new
+
+    def removed_by_rule(self) -> list[str]:
+        """The removed cards everyone knows, sorted: the ★ cards, which leave the game by rule
+        with fewer than 4 players and in advanced mode. Every other removed card was taken
+        at random and unseen (the extra removals, the cards promos replace)."""
+        if not self.rules.removes_stars(self.num_players):
+            return []
+        return sorted(c for c in self.removed if self.card(c).star)
+
+    def removed_unseen(self) -> int:
+        """How many cards left the game at random, unseen (their identities are hidden)."""
+        return len(self.removed) - len(self.removed_by_rule())
 
     def clone(self) -> CafeState:
         new = CafeState.__new__(CafeState)
@@ -276,6 +287,15 @@ class CafeState(State):
         from coffeetable.games.cafe.position import state_to_json
 
         return state_to_json(self)
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What `seat` (None: a spectator) may see (docs/views.md). Café has no information
+        private to one seat: the draft is public and the hidden part (the deck, the cards
+        removed at random, the RNG) is hidden from everyone, so all views are equal except
+        for their `seat` field."""
+        from coffeetable.games.cafe.view import state_view
+
+        return state_view(self, seat)
 
     def render(self, seat: int | None = None) -> str:
         from coffeetable.games.cafe.text import render_state

@@ -28,27 +28,6 @@ _STAGES = {s.name.lower(): s for s in Stage}
 
 # ==== writing ==============================================================================
 def state_to_json(state: RushState) -> dict[str, Any]:
-    cards = state.cards
-    names = [d.name for d in cards.drinks]
-
-    def pile(items: list[int]) -> list[str]:
-        return [names[d] for d in items]
-
-    players = []
-    for s in range(state.num_players):
-        players.append(
-            {
-                "meeples": [square_name(sq) if sq >= 0 else None for sq in state.meeples[s]],
-                "cups": [cards.tokens_list(cup) for cup in state.cups[s]],
-                "counters": [pile(k) for k in state.counters[s]],
-                "completed": pile(state.completed[s]),
-                "penalties": pile(state.penalties[s]),
-                "upgrades": [
-                    UPGRADES[k] for k in range(len(UPGRADES)) if state.upgrades[s] & (1 << k)
-                ],
-                "rush": state.rush[s],
-            }
-        )
     out: dict[str, Any] = {
         "format": POSITION_FORMAT,
         "game": "coffee-rush",
@@ -56,17 +35,47 @@ def state_to_json(state: RushState) -> dict[str, Any]:
         "phase": state.phase.name.lower(),
         "to_move": state.current if state.phase is not Phase.OVER else None,
         "closed": state.closed,
-        "deck": pile(list(reversed(state.deck))),
-        "discarded": pile(state.discarded),
-        "removed": pile(state.removed),
-        "players": players,
-        "supply": dict(zip(cards.ingredients, state.supply, strict=True)),
+        "deck": pile_to_json(state, list(reversed(state.deck))),
+        "discarded": pile_to_json(state, state.discarded),
+        "removed": pile_to_json(state, state.removed),
+        "players": [player_to_json(state, s) for s in range(state.num_players)],
+        "supply": dict(zip(state.cards.ingredients, state.supply, strict=True)),
         "rush_supply": state.rush_supply,
     }
+    turn = turn_to_json(state)
+    if turn is not None:
+        out["turn"] = turn
+    return out
+
+
+def pile_to_json(state: RushState, cards: list[int]) -> list[str]:
+    """A pile of cards (drink indices) as drink names, in pile order."""
+    drinks = state.cards.drinks
+    return [drinks[d].name for d in cards]
+
+
+def player_to_json(state: RushState, s: int) -> dict[str, Any]:
+    """Seat `s` of a position. Everything in it is public, so views use it as it is."""
+    cards = state.cards
+    return {
+        "meeples": [square_name(sq) if sq >= 0 else None for sq in state.meeples[s]],
+        "cups": [cards.tokens_list(cup) for cup in state.cups[s]],
+        "counters": [pile_to_json(state, k) for k in state.counters[s]],
+        "completed": pile_to_json(state, state.completed[s]),
+        "penalties": pile_to_json(state, state.penalties[s]),
+        "upgrades": [UPGRADES[k] for k in range(len(UPGRADES)) if state.upgrades[s] & (1 << k)],
+        "rush": state.rush[s],
+    }
+
+
+def turn_to_json(state: RushState) -> dict[str, Any] | None:
+    """The turn in progress (the `turn` phase), the set-up tokens still to pour (the
+    `setup_pour` phase), or None in the other phases. Public: views use it as it is."""
+    cards = state.cards
     if state.phase is Phase.TURN:
         moving = state.meeples[state.current][state.meeple] if state.meeple >= 0 else -1
         mine = state.meeples[state.current]
-        out["turn"] = {
+        return {
             "stage": state.stage.name.lower(),
             # the moving meeple's square; its index when both meeples of the seat share it
             "moving": None
@@ -77,9 +86,9 @@ def state_to_json(state: RushState) -> dict[str, Any]:
             "served": state.served,
             "upgraded": state.upgraded,
         }
-    elif state.phase is Phase.SETUP_POUR:
-        out["turn"] = {"hand": cards.tokens_list(state.hand)}
-    return out
+    if state.phase is Phase.SETUP_POUR:
+        return {"hand": cards.tokens_list(state.hand)}
+    return None
 
 
 # ==== reading ==============================================================================

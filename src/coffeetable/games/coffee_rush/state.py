@@ -604,6 +604,14 @@ class RushState(State):
 
         return state_to_json(self)
 
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What `seat` (None: a spectator) may see (docs/views.md). Only the deck order is
+        hidden, from everyone alike, so all views are equal except for their `seat`
+        field."""
+        from coffeetable.games.coffee_rush.view import state_view
+
+        return state_view(self, seat)
+
     def render(self, seat: int | None = None) -> str:
         from coffeetable.games.coffee_rush.text import render
 
