@@ -1,0 +1,1 @@
+"""The online game server: lobby, tables, real-time play, accounts and ratings."""

@@ -1,0 +1,66 @@
+"""Storage for the game server: users, sessions, game tables, actions and ratings.
+
+One async interface (`Storage`), opened by URL with `open_storage`: SQLite (the default,
+a file, no other service) or PostgreSQL. See docs/server-storage.md.
+
+    storage = open_storage(default_database_url())
+    await storage.migrate()
+    ...
+    await storage.close()
+"""
+
+from coffeetable.server.storage.backends import (
+    ENV_VAR,
+    default_database_url,
+    engine_for_url,
+    open_storage,
+)
+from coffeetable.server.storage.base import DEFAULT_RATING, Storage, TableChanges
+from coffeetable.server.storage.errors import (
+    AlreadyExistsError,
+    DatabaseURLError,
+    DuplicateNameError,
+    NotFoundError,
+    StaleVersionError,
+    StorageError,
+)
+from coffeetable.server.storage.records import (
+    GameTable,
+    LeaderboardEntry,
+    Rating,
+    RatingChange,
+    Seat,
+    SeatKind,
+    StoredAction,
+    TableStatus,
+    User,
+    UserSession,
+)
+from coffeetable.server.storage.sql import SqlStorage
+
+__all__ = [
+    "DEFAULT_RATING",
+    "ENV_VAR",
+    "AlreadyExistsError",
+    "DatabaseURLError",
+    "DuplicateNameError",
+    "GameTable",
+    "LeaderboardEntry",
+    "NotFoundError",
+    "Rating",
+    "RatingChange",
+    "Seat",
+    "SeatKind",
+    "SqlStorage",
+    "StaleVersionError",
+    "Storage",
+    "StorageError",
+    "StoredAction",
+    "TableChanges",
+    "TableStatus",
+    "User",
+    "UserSession",
+    "default_database_url",
+    "engine_for_url",
+    "open_storage",
+]

@@ -1,0 +1,144 @@
+"""The storage interface the server codes against.
+
+`open_storage(url)` returns an implementation; the SQL one serves SQLite and PostgreSQL.
+Every method is one transaction: it either happens whole or raises and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Protocol, TypedDict, Unpack
+
+from coffeetable.server.storage.records import (
+    GameTable,
+    JSONObject,
+    LeaderboardEntry,
+    Rating,
+    RatingChange,
+    Seat,
+    StoredAction,
+    TableStatus,
+    User,
+    UserSession,
+)
+
+DEFAULT_RATING = 1500.0
+
+
+class TableChanges(TypedDict, total=False):
+    """The fields of a table that `update_table` may change (the version changes only by
+    `append_action`). A field left out is left alone; None clears a nullable field."""
+
+    status: TableStatus
+    seats: Sequence[Seat]
+    options: JSONObject
+    clock: JSONObject | None
+    rated: bool
+    private: bool
+    invite_token: str | None
+    started_at: datetime | None
+    finished_at: datetime | None
+    result: JSONObject | None
+
+
+class Storage(Protocol):
+    # --- life cycle ---------------------------------------------------------------------
+    async def migrate(self) -> None:
+        """Bring the schema up to date (safe to call on every start)."""
+
+    async def close(self) -> None:
+        """Close every connection. The object is not usable afterwards."""
+
+    # --- users --------------------------------------------------------------------------
+    async def create_user(
+        self, name: str, password_hash: str | None = None, *, is_guest: bool = False
+    ) -> User:
+        """A new user; `DuplicateNameError` if the name is taken in any case."""
+
+    async def get_user(self, user_id: int) -> User | None: ...
+
+    async def get_user_by_name(self, name: str) -> User | None:
+        """The user of that name, compared without regard to case."""
+
+    # --- sessions -----------------------------------------------------------------------
+    async def create_session(
+        self, token_hash: str, user_id: int, expires_at: datetime
+    ) -> UserSession:
+        """`NotFoundError` for an unknown user, `AlreadyExistsError` for a reused hash."""
+
+    async def get_session(self, token_hash: str) -> UserSession | None:
+        """The session, or None if there is none or it has expired."""
+
+    async def delete_session(self, token_hash: str) -> bool:
+        """Whether there was such a session."""
+
+    async def delete_expired_sessions(self) -> int:
+        """Remove expired sessions; return how many."""
+
+    # --- game tables --------------------------------------------------------------------
+    async def create_table(
+        self,
+        table_id: str,
+        *,
+        game: str,
+        seed: int,
+        seats: Sequence[Seat],
+        options: JSONObject | None = None,
+        clock: JSONObject | None = None,
+        rated: bool = False,
+        private: bool = False,
+        invite_token: str | None = None,
+        created_by: int | None = None,
+    ) -> GameTable:
+        """A new table with status "open" and version 0; `AlreadyExistsError` if the id is
+        taken, `NotFoundError` if `created_by` is not a user."""
+
+    async def get_table(self, table_id: str) -> GameTable | None: ...
+
+    async def update_table(self, table_id: str, **changes: Unpack[TableChanges]) -> GameTable:
+        """Change some fields; return the table as it is now. `NotFoundError`."""
+
+    async def list_tables(
+        self,
+        statuses: Iterable[TableStatus] | None = None,
+        *,
+        game: str | None = None,
+        include_private: bool = False,
+        limit: int = 100,
+    ) -> list[GameTable]:
+        """Tables with one of `statuses` (any by default), newest first."""
+
+    # --- actions ------------------------------------------------------------------------
+    async def append_action(
+        self,
+        table_id: str,
+        expected_version: int,
+        seat: int,
+        notation: str,
+        changes: TableChanges | None = None,
+    ) -> StoredAction:
+        """Store action number `expected_version + 1` and bump the table's version, only if
+        the table is still at `expected_version`; otherwise `StaleVersionError` and
+        nothing changes. `changes` (e.g. status "finished" and the result, when this action
+        ends the game) are applied to the table in the same transaction."""
+
+    async def list_actions(self, table_id: str) -> list[StoredAction]:
+        """The table's actions in order (empty for an unknown table)."""
+
+    # --- ratings ------------------------------------------------------------------------
+    async def get_rating(self, user_id: int, game: str) -> Rating:
+        """The user's rating; `DEFAULT_RATING` with 0 games for one who has not played."""
+
+    async def apply_rating_changes(
+        self, game: str, table_id: str, new_ratings: Mapping[int, float]
+    ) -> list[RatingChange]:
+        """Set each user's new rating after the rated table `table_id`, count the game and
+        record the change, all in one transaction. `NotFoundError` for an unknown table or
+        user; `AlreadyExistsError` if the table's ratings were applied already."""
+
+    async def leaderboard(self, game: str, limit: int = 100) -> list[LeaderboardEntry]:
+        """The best-rated users of `game`, best first."""
+
+    async def rating_history(self, user_id: int, game: str) -> list[RatingChange]:
+        """The user's rating changes in `game`, oldest first."""

@@ -1,0 +1,1 @@
+"""Migration revisions, one file each, applied in `down_revision` order."""

@@ -1,0 +1,120 @@
+"""The values the storage layer returns: plain frozen dataclasses, never database rows.
+
+Every datetime is timezone-aware UTC.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal, TypeAlias, get_args
+
+JSONObject: TypeAlias = dict[str, Any]
+SeatKind: TypeAlias = Literal["human", "bot", "open"]
+TableStatus: TypeAlias = Literal["open", "running", "finished", "aborted"]
+
+SEAT_KINDS: tuple[str, ...] = get_args(SeatKind)
+TABLE_STATUSES: tuple[str, ...] = get_args(TableStatus)
+
+
+@dataclass(frozen=True)
+class User:
+    id: int
+    name: str
+    password_hash: str | None  # None for guests
+    is_guest: bool
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class UserSession:
+    """A login session. The server keeps the token in a cookie and stores only its hash."""
+
+    token_hash: str
+    user_id: int
+    created_at: datetime
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One seat at a table: a human (`user_id`), a bot (`bot`, e.g. "ismcts:easy") or open."""
+
+    kind: SeatKind
+    user_id: int | None = None
+    bot: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in SEAT_KINDS:
+            raise ValueError(f"seat kind must be one of {', '.join(SEAT_KINDS)}, not {self.kind!r}")
+
+    def to_json(self) -> JSONObject:
+        return {"kind": self.kind, "user_id": self.user_id, "bot": self.bot}
+
+    @classmethod
+    def from_json(cls, data: JSONObject) -> Seat:
+        return cls(kind=data["kind"], user_id=data.get("user_id"), bot=data.get("bot"))
+
+
+@dataclass(frozen=True)
+class GameTable:
+    """A table in the board-game sense: one game being set up, played or finished.
+
+    `version` is the number of accepted actions; the game is fully determined by
+    (game, options, seats, seed) and the actions 1..version."""
+
+    id: str
+    game: str
+    options: JSONObject
+    seed: int
+    seats: tuple[Seat, ...]
+    clock: JSONObject | None
+    rated: bool
+    private: bool
+    invite_token: str | None
+    status: TableStatus
+    version: int
+    created_by: int | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    result: JSONObject | None
+
+
+@dataclass(frozen=True)
+class StoredAction:
+    """Action number `version` (1-based) of a table, in the game's notation."""
+
+    table_id: str
+    version: int
+    seat: int
+    notation: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Rating:
+    user_id: int
+    game: str
+    rating: float
+    games_played: int
+
+
+@dataclass(frozen=True)
+class LeaderboardEntry:
+    user_id: int
+    name: str
+    rating: float
+    games_played: int
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """How one rated table changed one player's rating."""
+
+    user_id: int
+    game: str
+    table_id: str
+    before: float
+    after: float
+    created_at: datetime

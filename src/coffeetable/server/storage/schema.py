@@ -1,0 +1,169 @@
+"""The database schema as SQLAlchemy Core tables, used to build queries.
+
+The migrations in `migrations/versions/` create and change the real schema; a test checks
+that it matches these definitions. Change both together.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Dialect
+
+from coffeetable.server.storage.records import TABLE_STATUSES
+
+
+class UTCDateTime(sa.TypeDecorator[datetime]):
+    """A timezone-aware UTC datetime on every back end (SQLite keeps naive UTC text)."""
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError(f"datetimes must be timezone-aware, got {value!r}")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+class IntAsText(sa.TypeDecorator[int]):
+    """An integer of any size (a seed may not fit in 64 bits), kept as decimal text."""
+
+    impl = sa.Text()
+    cache_ok = True
+
+    def process_bind_param(self, value: int | None, dialect: Dialect) -> str | None:
+        if value is None:
+            return None
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"expected an integer, got {value!r}")
+        return str(value)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> int | None:
+        return None if value is None else int(value)
+
+
+def _json() -> sa.JSON:
+    # none_as_null: a Python None is SQL NULL, not the JSON text 'null'
+    return sa.JSON(none_as_null=True)
+
+
+metadata = sa.MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+users = sa.Table(
+    "users",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("name", sa.Text, nullable=False),
+    # the name folded for comparison (NFKC, casefold): unique
+    sa.Column("name_key", sa.Text, nullable=False, unique=True),
+    sa.Column("password_hash", sa.Text, nullable=True),
+    sa.Column("is_guest", sa.Boolean, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
+
+sessions = sa.Table(
+    "sessions",
+    metadata,
+    sa.Column("token_hash", sa.Text, primary_key=True),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("expires_at", UTCDateTime, nullable=False),
+    sa.Index(None, "user_id"),
+    sa.Index(None, "expires_at"),
+)
+
+game_tables = sa.Table(
+    "game_tables",
+    metadata,
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("game", sa.Text, nullable=False),
+    sa.Column("options", _json(), nullable=False),
+    sa.Column("seed", IntAsText, nullable=False),
+    sa.Column("seats", _json(), nullable=False),
+    sa.Column("clock", _json(), nullable=True),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("private", sa.Boolean, nullable=False),
+    sa.Column("invite_token", sa.Text, nullable=True),
+    sa.Column("status", sa.Text, nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column(
+        "created_by", sa.Integer, sa.ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    ),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("started_at", UTCDateTime, nullable=True),
+    sa.Column("finished_at", UTCDateTime, nullable=True),
+    sa.Column("result", _json(), nullable=True),
+    sa.CheckConstraint(sa.column("status").in_(TABLE_STATUSES), name="status"),
+    sa.CheckConstraint(sa.column("version") >= 0, name="version"),
+    sa.Index(None, "status", "created_at"),
+)
+
+actions = sa.Table(
+    "actions",
+    metadata,
+    sa.Column(
+        "table_id",
+        sa.Text,
+        sa.ForeignKey("game_tables.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("version", sa.Integer, primary_key=True),
+    sa.Column("seat", sa.Integer, nullable=False),
+    sa.Column("notation", sa.Text, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
+
+ratings = sa.Table(
+    "ratings",
+    metadata,
+    sa.Column(
+        "user_id",
+        sa.Integer,
+        sa.ForeignKey("users.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("game", sa.Text, primary_key=True),
+    sa.Column("rating", sa.Float, nullable=False),
+    sa.Column("games_played", sa.Integer, nullable=False),
+    sa.Index(None, "game", "rating"),
+)
+
+rating_history = sa.Table(
+    "rating_history",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("game", sa.Text, nullable=False),
+    sa.Column(
+        "table_id",
+        sa.Text,
+        sa.ForeignKey("game_tables.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("rating_before", sa.Float, nullable=False),
+    sa.Column("rating_after", sa.Float, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    # a table's result changes each player's rating once
+    sa.UniqueConstraint("table_id", "user_id"),
+    sa.Index(None, "user_id", "game", "created_at"),
+)

@@ -1,0 +1,582 @@
+"""The storage implementation on SQLAlchemy Core, shared by SQLite and PostgreSQL.
+
+The back ends differ only in how `backends.open_storage` sets up the engine; the SQL here is
+the same for both, except the insert-if-missing of ratings, which each dialect spells its own
+way.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Unpack
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from coffeetable.server.storage.base import DEFAULT_RATING, TableChanges
+from coffeetable.server.storage.errors import (
+    AlreadyExistsError,
+    DuplicateNameError,
+    NotFoundError,
+    StaleVersionError,
+    StorageError,
+)
+from coffeetable.server.storage.records import (
+    TABLE_STATUSES,
+    GameTable,
+    JSONObject,
+    LeaderboardEntry,
+    Rating,
+    RatingChange,
+    Seat,
+    StoredAction,
+    TableStatus,
+    User,
+    UserSession,
+)
+from coffeetable.server.storage.schema import (
+    actions,
+    game_tables,
+    rating_history,
+    ratings,
+    sessions,
+    users,
+)
+
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+_MIGRATION_LOCK_ID = 0x0C0FFEE7AB1E  # PostgreSQL advisory lock held while migrating
+
+
+def name_key(name: str) -> str:
+    """How user names are compared: Unicode-normalised and case-folded."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class SqlStorage:
+    """`Storage` on an async SQLAlchemy engine. Build it with `open_storage(url)`."""
+
+    WRITE_OPTION = "coffeetable_write"  # execution option: this transaction will write
+
+    def __init__(self, engine: AsyncEngine, *, clock: Callable[[], datetime] | None = None):
+        self.engine = engine
+        self.clock = clock or utc_now
+        self._write_engine = engine.execution_options(**{self.WRITE_OPTION: True})
+
+    # --- transactions -------------------------------------------------------------------
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[AsyncConnection]:
+        try:
+            async with self.engine.connect() as conn:
+                yield conn
+        except (DBAPIError, OSError) as exc:
+            raise _database_error(exc) from exc
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        """One transaction: committed if the block ends normally, else rolled back."""
+        try:
+            async with self._write_engine.begin() as conn:
+                yield conn
+        except (DBAPIError, OSError) as exc:
+            raise _database_error(exc) from exc
+
+    def _now(self) -> datetime:
+        now = self.clock()
+        if now.tzinfo is None:
+            raise ValueError("the storage clock must give timezone-aware datetimes")
+        return now
+
+    # --- life cycle ---------------------------------------------------------------------
+    async def migrate(self) -> None:
+        async with self._write() as conn:
+            if conn.dialect.name == "postgresql":
+                # two servers starting at once must not both create the tables
+                await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_MIGRATION_LOCK_ID)))
+            await conn.run_sync(_upgrade_to_head)
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    # --- users --------------------------------------------------------------------------
+    async def create_user(
+        self, name: str, password_hash: str | None = None, *, is_guest: bool = False
+    ) -> User:
+        insert = (
+            sa.insert(users)
+            .values(
+                name=name,
+                name_key=name_key(name),
+                password_hash=password_hash,
+                is_guest=is_guest,
+                created_at=self._now(),
+            )
+            .returning(*users.c)
+        )
+        async with self._write() as conn:
+            try:
+                row = (await conn.execute(insert)).one()
+            except IntegrityError:
+                raise DuplicateNameError(name) from None
+        return _user(row)
+
+    async def get_user(self, user_id: int) -> User | None:
+        async with self._read() as conn:
+            row = (await conn.execute(sa.select(users).where(users.c.id == user_id))).first()
+        return None if row is None else _user(row)
+
+    async def get_user_by_name(self, name: str) -> User | None:
+        query = sa.select(users).where(users.c.name_key == name_key(name))
+        async with self._read() as conn:
+            row = (await conn.execute(query)).first()
+        return None if row is None else _user(row)
+
+    # --- sessions -----------------------------------------------------------------------
+    async def create_session(
+        self, token_hash: str, user_id: int, expires_at: datetime
+    ) -> UserSession:
+        _check_aware("expires_at", expires_at)
+        insert = (
+            sa.insert(sessions)
+            .values(
+                token_hash=token_hash,
+                user_id=user_id,
+                created_at=self._now(),
+                expires_at=expires_at,
+            )
+            .returning(*sessions.c)
+        )
+        async with self._write() as conn:
+            await _require_user(conn, user_id)
+            try:
+                row = (await conn.execute(insert)).one()
+            except IntegrityError:
+                raise AlreadyExistsError(
+                    "a session with this token hash exists already; make a new random token"
+                ) from None
+        return _session(row)
+
+    async def get_session(self, token_hash: str) -> UserSession | None:
+        query = sa.select(sessions).where(
+            sessions.c.token_hash == token_hash, sessions.c.expires_at > self._now()
+        )
+        async with self._read() as conn:
+            row = (await conn.execute(query)).first()
+        return None if row is None else _session(row)
+
+    async def delete_session(self, token_hash: str) -> bool:
+        async with self._write() as conn:
+            result = await conn.execute(
+                sa.delete(sessions).where(sessions.c.token_hash == token_hash)
+            )
+        return result.rowcount > 0
+
+    async def delete_expired_sessions(self) -> int:
+        async with self._write() as conn:
+            result = await conn.execute(
+                sa.delete(sessions).where(sessions.c.expires_at <= self._now())
+            )
+        return result.rowcount
+
+    # --- game tables --------------------------------------------------------------------
+    async def create_table(
+        self,
+        table_id: str,
+        *,
+        game: str,
+        seed: int,
+        seats: Sequence[Seat],
+        options: JSONObject | None = None,
+        clock: JSONObject | None = None,
+        rated: bool = False,
+        private: bool = False,
+        invite_token: str | None = None,
+        created_by: int | None = None,
+    ) -> GameTable:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise TypeError(f"the seed must be an integer, not {seed!r}")
+        insert = (
+            sa.insert(game_tables)
+            .values(
+                id=table_id,
+                game=game,
+                options=dict(options or {}),
+                seed=seed,
+                seats=_seats_json(seats),
+                clock=clock,
+                rated=rated,
+                private=private,
+                invite_token=invite_token,
+                status="open",
+                version=0,
+                created_by=created_by,
+                created_at=self._now(),
+            )
+            .returning(*game_tables.c)
+        )
+        async with self._write() as conn:
+            if created_by is not None:
+                await _require_user(conn, created_by)
+            try:
+                row = (await conn.execute(insert)).one()
+            except IntegrityError:
+                raise AlreadyExistsError(
+                    f"a table with id {table_id!r} exists already; choose another id"
+                ) from None
+        return _table(row)
+
+    async def get_table(self, table_id: str) -> GameTable | None:
+        async with self._read() as conn:
+            row = (
+                await conn.execute(sa.select(game_tables).where(game_tables.c.id == table_id))
+            ).first()
+        return None if row is None else _table(row)
+
+    async def update_table(self, table_id: str, **changes: Unpack[TableChanges]) -> GameTable:
+        values = _table_values(changes)
+        where = game_tables.c.id == table_id
+        async with self._write() as conn:
+            if values:
+                update = sa.update(game_tables).where(where).values(values)
+                row = (await conn.execute(update.returning(*game_tables.c))).first()
+            else:
+                row = (await conn.execute(sa.select(game_tables).where(where))).first()
+            if row is None:
+                raise NotFoundError(f"there is no table {table_id!r}")
+        return _table(row)
+
+    async def list_tables(
+        self,
+        statuses: Iterable[TableStatus] | None = None,
+        *,
+        game: str | None = None,
+        include_private: bool = False,
+        limit: int = 100,
+    ) -> list[GameTable]:
+        if limit < 0:
+            raise ValueError(f"limit must be 0 or more, not {limit}")
+        query = sa.select(game_tables)
+        if statuses is not None:
+            wanted = list(statuses)
+            for status in wanted:
+                _check_status(status)
+            query = query.where(game_tables.c.status.in_(wanted))
+        if game is not None:
+            query = query.where(game_tables.c.game == game)
+        if not include_private:
+            query = query.where(game_tables.c.private == sa.false())
+        query = query.order_by(game_tables.c.created_at.desc(), game_tables.c.id.desc())
+        async with self._read() as conn:
+            rows = (await conn.execute(query.limit(limit))).all()
+        return [_table(row) for row in rows]
+
+    # --- actions ------------------------------------------------------------------------
+    async def append_action(
+        self,
+        table_id: str,
+        expected_version: int,
+        seat: int,
+        notation: str,
+        changes: TableChanges | None = None,
+    ) -> StoredAction:
+        version = expected_version + 1
+        bump = (
+            sa.update(game_tables)
+            .where(game_tables.c.id == table_id, game_tables.c.version == expected_version)
+            .values(version=version, **_table_values(changes or {}))
+        )
+        insert = (
+            sa.insert(actions)
+            .values(
+                table_id=table_id,
+                version=version,
+                seat=seat,
+                notation=notation,
+                created_at=self._now(),
+            )
+            .returning(*actions.c)
+        )
+        async with self._write() as conn:
+            # The conditional update is the compare-and-swap: on PostgreSQL it locks the row
+            # (a concurrent writer waits, then sees the new version); SQLite lets one writer
+            # in at a time.
+            if (await conn.execute(bump)).rowcount != 1:
+                actual = await conn.scalar(
+                    sa.select(game_tables.c.version).where(game_tables.c.id == table_id)
+                )
+                if actual is None:
+                    raise NotFoundError(f"there is no table {table_id!r}")
+                raise StaleVersionError(table_id, expected_version, actual)
+            row = (await conn.execute(insert)).one()
+        return _action(row)
+
+    async def list_actions(self, table_id: str) -> list[StoredAction]:
+        query = sa.select(actions).where(actions.c.table_id == table_id).order_by(actions.c.version)
+        async with self._read() as conn:
+            rows = (await conn.execute(query)).all()
+        return [_action(row) for row in rows]
+
+    # --- ratings ------------------------------------------------------------------------
+    async def get_rating(self, user_id: int, game: str) -> Rating:
+        query = sa.select(ratings).where(ratings.c.user_id == user_id, ratings.c.game == game)
+        async with self._read() as conn:
+            row = (await conn.execute(query)).first()
+        if row is None:
+            return Rating(user_id=user_id, game=game, rating=DEFAULT_RATING, games_played=0)
+        return _rating(row)
+
+    async def apply_rating_changes(
+        self, game: str, table_id: str, new_ratings: Mapping[int, float]
+    ) -> list[RatingChange]:
+        for user_id, value in new_ratings.items():
+            if not math.isfinite(value):
+                raise ValueError(f"the new rating of user {user_id} is {value}, not a number")
+        user_ids = sorted(new_ratings)
+        now = self._now()
+        async with self._write() as conn:
+            table_game = await conn.scalar(
+                sa.select(game_tables.c.game).where(game_tables.c.id == table_id)
+            )
+            if table_game is None:
+                raise NotFoundError(f"there is no table {table_id!r}")
+            if table_game != game:
+                raise StorageError(f"table {table_id!r} is a game of {table_game}, not {game}")
+            applied = await conn.scalar(
+                sa.select(sa.func.count())
+                .select_from(rating_history)
+                .where(rating_history.c.table_id == table_id)
+            )
+            if applied:
+                raise AlreadyExistsError(f"the ratings of table {table_id!r} were applied already")
+            if not user_ids:
+                return []
+            found = set(await conn.scalars(sa.select(users.c.id).where(users.c.id.in_(user_ids))))
+            missing = [user_id for user_id in user_ids if user_id not in found]
+            if missing:
+                raise NotFoundError(f"there is no user with id {', '.join(map(str, missing))}")
+
+            # Make sure each player has a rating row, then lock those rows (in id order, so
+            # two tables finishing at once cannot deadlock) and read the ratings before.
+            defaults = [
+                {"user_id": u, "game": game, "rating": DEFAULT_RATING, "games_played": 0}
+                for u in user_ids
+            ]
+            await conn.execute(_insert_ignoring_duplicates(conn, ratings, defaults))
+            locked = await conn.execute(
+                sa.select(ratings.c.user_id, ratings.c.rating)
+                .where(ratings.c.game == game, ratings.c.user_id.in_(user_ids))
+                .order_by(ratings.c.user_id)
+                .with_for_update()
+            )
+            before = {row.user_id: row.rating for row in locked}
+
+            for user_id in user_ids:
+                await conn.execute(
+                    sa.update(ratings)
+                    .where(ratings.c.user_id == user_id, ratings.c.game == game)
+                    .values(
+                        rating=float(new_ratings[user_id]),
+                        games_played=ratings.c.games_played + 1,
+                    )
+                )
+            changes = [
+                RatingChange(
+                    user_id=user_id,
+                    game=game,
+                    table_id=table_id,
+                    before=before[user_id],
+                    after=float(new_ratings[user_id]),
+                    created_at=now,
+                )
+                for user_id in user_ids
+            ]
+            try:
+                await conn.execute(
+                    sa.insert(rating_history),
+                    [
+                        {
+                            "user_id": c.user_id,
+                            "game": c.game,
+                            "table_id": c.table_id,
+                            "rating_before": c.before,
+                            "rating_after": c.after,
+                            "created_at": c.created_at,
+                        }
+                        for c in changes
+                    ],
+                )
+            except IntegrityError:  # another process applied them at the same moment
+                raise AlreadyExistsError(
+                    f"the ratings of table {table_id!r} were applied already"
+                ) from None
+        return changes
+
+    async def leaderboard(self, game: str, limit: int = 100) -> list[LeaderboardEntry]:
+        if limit < 0:
+            raise ValueError(f"limit must be 0 or more, not {limit}")
+        query = (
+            sa.select(users.c.id, users.c.name, ratings.c.rating, ratings.c.games_played)
+            .join(users, users.c.id == ratings.c.user_id)
+            .where(ratings.c.game == game)
+            .order_by(ratings.c.rating.desc(), ratings.c.games_played.desc(), users.c.name_key)
+            .limit(limit)
+        )
+        async with self._read() as conn:
+            rows = (await conn.execute(query)).all()
+        return [
+            LeaderboardEntry(
+                user_id=row.id, name=row.name, rating=row.rating, games_played=row.games_played
+            )
+            for row in rows
+        ]
+
+    async def rating_history(self, user_id: int, game: str) -> list[RatingChange]:
+        query = (
+            sa.select(rating_history)
+            .where(rating_history.c.user_id == user_id, rating_history.c.game == game)
+            .order_by(rating_history.c.created_at, rating_history.c.id)
+        )
+        async with self._read() as conn:
+            rows = (await conn.execute(query)).all()
+        return [
+            RatingChange(
+                user_id=row.user_id,
+                game=row.game,
+                table_id=row.table_id,
+                before=row.rating_before,
+                after=row.rating_after,
+                created_at=row.created_at,
+            )
+            for row in rows
+        ]
+
+
+# --- helpers ----------------------------------------------------------------------------
+def _database_error(exc: DBAPIError | OSError) -> StorageError:
+    """A failure of the database itself (unreachable, locked, out of space ...)."""
+    cause = exc.orig if isinstance(exc, DBAPIError) else exc
+    return StorageError(f"database error: {type(cause).__name__}: {cause}")
+
+
+def _upgrade_to_head(connection: sa.Connection) -> None:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR).replace("%", "%%"))
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")
+
+
+async def _require_user(conn: AsyncConnection, user_id: int) -> None:
+    if await conn.scalar(sa.select(users.c.id).where(users.c.id == user_id)) is None:
+        raise NotFoundError(f"there is no user with id {user_id}")
+
+
+def _insert_ignoring_duplicates(
+    conn: AsyncConnection, table: sa.Table, rows: list[dict[str, Any]]
+) -> sa.Executable:
+    if conn.dialect.name == "postgresql":
+        return postgresql.insert(table).values(rows).on_conflict_do_nothing()
+    return sqlite.insert(table).values(rows).on_conflict_do_nothing()
+
+
+_CHANGEABLE = frozenset(TableChanges.__annotations__)
+
+
+def _table_values(changes: TableChanges) -> dict[str, Any]:
+    unknown = set(changes) - _CHANGEABLE
+    if unknown:
+        raise TypeError(
+            f"cannot change {', '.join(sorted(unknown))} of a table; "
+            f"changeable: {', '.join(sorted(_CHANGEABLE))}"
+        )
+    values: dict[str, Any] = dict(changes)
+    if "status" in changes:
+        _check_status(changes["status"])
+    if "seats" in changes:
+        values["seats"] = _seats_json(changes["seats"])
+    for name in ("started_at", "finished_at"):
+        moment = values.get(name)
+        if moment is not None:
+            _check_aware(name, moment)
+    return values
+
+
+def _check_aware(name: str, moment: datetime) -> None:
+    if moment.tzinfo is None:
+        raise ValueError(f"{name} must be a timezone-aware datetime, got {moment!r}")
+
+
+def _check_status(status: str) -> None:
+    if status not in TABLE_STATUSES:
+        raise ValueError(f"table status must be one of {', '.join(TABLE_STATUSES)}, not {status!r}")
+
+
+def _seats_json(seats: Sequence[Seat]) -> list[JSONObject]:
+    return [seat.to_json() for seat in seats]
+
+
+def _user(row: sa.Row[Any]) -> User:
+    return User(
+        id=row.id,
+        name=row.name,
+        password_hash=row.password_hash,
+        is_guest=row.is_guest,
+        created_at=row.created_at,
+    )
+
+
+def _session(row: sa.Row[Any]) -> UserSession:
+    return UserSession(
+        token_hash=row.token_hash,
+        user_id=row.user_id,
+        created_at=row.created_at,
+        expires_at=row.expires_at,
+    )
+
+
+def _table(row: sa.Row[Any]) -> GameTable:
+    return GameTable(
+        id=row.id,
+        game=row.game,
+        options=row.options,
+        seed=row.seed,
+        seats=tuple(Seat.from_json(seat) for seat in row.seats),
+        clock=row.clock,
+        rated=row.rated,
+        private=row.private,
+        invite_token=row.invite_token,
+        status=row.status,
+        version=row.version,
+        created_by=row.created_by,
+        created_at=row.created_at,
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+        result=row.result,
+    )
+
+
+def _action(row: sa.Row[Any]) -> StoredAction:
+    return StoredAction(
+        table_id=row.table_id,
+        version=row.version,
+        seat=row.seat,
+        notation=row.notation,
+        created_at=row.created_at,
+    )
+
+
+def _rating(row: sa.Row[Any]) -> Rating:
+    return Rating(
+        user_id=row.user_id, game=row.game, rating=row.rating, games_played=row.games_played
+    )

@@ -1,0 +1,57 @@
+"""Helpers shared by the storage tests."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import asyncpg
+
+from coffeetable.server.storage import GameTable, Seat, SqlStorage, engine_for_url
+
+
+@dataclass
+class FakeClock:
+    """The storage's clock in tests: starts at a fixed UTC time and moves only when told."""
+
+    now: datetime = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> datetime:
+        self.now += timedelta(**delta)
+        return self.now
+
+
+def open_sql_storage(url: str, clock: Callable[[], datetime] | None = None) -> SqlStorage:
+    """Like `open_storage`, typed as the SQL implementation (tests look at its engine)."""
+    return SqlStorage(engine_for_url(url), clock=clock)
+
+
+@asynccontextmanager
+async def fresh_postgres_schema(base_url: str) -> AsyncIterator[str]:
+    """A new, empty schema with a random name; yields the storage URL that uses it."""
+    name = f"test_{secrets.token_hex(6)}"
+    connection = await asyncpg.connect(base_url)
+    try:
+        await connection.execute(f'CREATE SCHEMA "{name}"')
+        yield f"{base_url}?schema={name}"
+    finally:
+        await connection.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+        await connection.close()
+
+
+async def make_table(storage: SqlStorage, table_id: str = "t1", **overrides: Any) -> GameTable:
+    """A Café table with an open seat and a bot, unless `overrides` say otherwise."""
+    fields: dict[str, Any] = {
+        "game": "cafe",
+        "seed": 42,
+        "seats": [Seat("open"), Seat("bot", bot="ismcts:easy")],
+    }
+    fields.update(overrides)
+    return await storage.create_table(table_id, **fields)

@@ -1,0 +1,182 @@
+"""Game tables: creation, JSON and seed round trips, updates and the lobby listing."""
+
+from __future__ import annotations
+
+from datetime import timedelta, timezone
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from coffeetable.server.storage import (
+    AlreadyExistsError,
+    GameTable,
+    NotFoundError,
+    Seat,
+    SqlStorage,
+)
+from tests.server.storage.helpers import FakeClock, make_table
+
+pytestmark = pytest.mark.anyio
+
+OPTIONS: dict[str, Any] = {
+    "variant": "advanced",
+    "note": "Café ☕ — «naïve» 日本語 emoji 🎲",
+    "nested": {"list": [1, 2.5, None, True, "ß"], "empty": {}},
+    "huge": 2**70,
+}
+
+
+async def test_create_and_get_round_trip(storage: SqlStorage, clock: FakeClock) -> None:
+    owner = await storage.create_user("Ana")
+    seats = (Seat("human", user_id=owner.id), Seat("bot", bot="greedy"), Seat("open"))
+    table = await storage.create_table(
+        "Xy_9-zz",
+        game="coffee-rush",
+        seed=2**63 - 1,
+        seats=seats,
+        options=OPTIONS,
+        clock={"kind": "fischer", "base_s": 300, "increment_s": 5.5},
+        rated=True,
+        private=True,
+        invite_token="inv-ïñ",
+        created_by=owner.id,
+    )
+    assert table == GameTable(
+        id="Xy_9-zz",
+        game="coffee-rush",
+        options=OPTIONS,
+        seed=2**63 - 1,
+        seats=seats,
+        clock={"kind": "fischer", "base_s": 300, "increment_s": 5.5},
+        rated=True,
+        private=True,
+        invite_token="inv-ïñ",
+        status="open",
+        version=0,
+        created_by=owner.id,
+        created_at=clock.now,
+        started_at=None,
+        finished_at=None,
+        result=None,
+    )
+    assert await storage.get_table("Xy_9-zz") == table
+    assert await storage.get_table("nope") is None
+
+
+async def test_big_seeds_round_trip(storage: SqlStorage) -> None:
+    seeds = [0, 2**53 + 1, 2**63 - 1, 2**64 - 1, 2**80 + 3, -(2**63)]
+    for number, seed in enumerate(seeds):
+        await make_table(storage, f"s{number}", seed=seed)
+    for number, seed in enumerate(seeds):
+        table = await storage.get_table(f"s{number}")
+        assert table is not None and table.seed == seed and type(table.seed) is int
+
+
+async def test_defaults(storage: SqlStorage) -> None:
+    table = await make_table(storage)
+    assert table.options == {} and table.clock is None and table.result is None
+    assert not table.rated and not table.private and table.invite_token is None
+    assert table.created_by is None and table.status == "open" and table.version == 0
+
+
+async def test_create_errors_change_nothing(storage: SqlStorage) -> None:
+    first = await make_table(storage)
+    with pytest.raises(AlreadyExistsError, match="'t1' exists already"):
+        await make_table(storage, game="coffee-rush")
+    assert await storage.get_table("t1") == first
+    with pytest.raises(NotFoundError, match="no user with id 77"):
+        await make_table(storage, "t2", created_by=77)
+    assert await storage.get_table("t2") is None
+    with pytest.raises(TypeError, match="seed must be an integer"):
+        await make_table(storage, "t3", seed="12")
+    with pytest.raises(ValueError, match="seat kind"):
+        Seat("robot")  # type: ignore[arg-type]
+
+
+async def test_update_table(storage: SqlStorage, clock: FakeClock) -> None:
+    user = await storage.create_user("Ana")
+    await make_table(storage, invite_token="secret")
+    started = clock.advance(minutes=1)
+    seats = [Seat("human", user_id=user.id), Seat("bot", bot="ismcts:easy")]
+    running = await storage.update_table(
+        "t1", status="running", seats=seats, started_at=started, invite_token=None
+    )
+    assert running.status == "running" and running.seats == tuple(seats)
+    assert running.started_at == started and running.invite_token is None
+    assert await storage.get_table("t1") == running
+
+    result = {"scores": [{"total": 31, "parts": {"café": 12}}], "winners": [0], "note": "ünï"}
+    finished = await storage.update_table(
+        "t1", status="finished", finished_at=clock.advance(minutes=30), result=result
+    )
+    assert finished.result == result and finished.finished_at == clock.now
+    assert finished.started_at == started and finished.version == 0
+    assert await storage.get_table("t1") == finished
+    assert await storage.update_table("t1") == finished  # no changes
+
+    cleared = await storage.update_table("t1", result=None, clock={"kind": "none"})
+    assert cleared.result is None and cleared.clock == {"kind": "none"}
+
+
+async def test_update_errors_change_nothing(storage: SqlStorage) -> None:
+    table = await make_table(storage)
+    with pytest.raises(NotFoundError, match="no table 'nope'"):
+        await storage.update_table("nope", status="running")
+    with pytest.raises(ValueError, match="status must be one of"):
+        await storage.update_table("t1", status="paused")  # type: ignore[typeddict-item]
+    with pytest.raises(TypeError, match="cannot change version"):
+        await storage.update_table("t1", version=9)  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="timezone-aware"):
+        await storage.update_table("t1", started_at=table.created_at.replace(tzinfo=None))
+    assert await storage.get_table("t1") == table
+
+
+async def test_list_tables_filters(storage: SqlStorage, clock: FakeClock) -> None:
+    specs = [
+        ("a", "cafe", "open", False),
+        ("b", "cafe", "running", False),
+        ("c", "coffee-rush", "open", False),
+        ("d", "cafe", "open", True),
+        ("e", "coffee-rush", "finished", False),
+        ("f", "cafe", "aborted", False),
+    ]
+    for table_id, game, status, private in specs:
+        clock.advance(seconds=1)
+        await make_table(storage, table_id, game=game, private=private)
+        if status != "open":
+            await storage.update_table(table_id, status=status)  # type: ignore[arg-type]
+
+    def ids(tables: list[GameTable]) -> list[str]:
+        return [t.id for t in tables]
+
+    assert ids(await storage.list_tables()) == ["f", "e", "c", "b", "a"]  # newest first
+    assert ids(await storage.list_tables(include_private=True)) == ["f", "e", "d", "c", "b", "a"]
+    assert ids(await storage.list_tables(["open"])) == ["c", "a"]
+    assert ids(await storage.list_tables(["open"], include_private=True)) == ["d", "c", "a"]
+    assert ids(await storage.list_tables(("open", "running"), game="cafe")) == ["b", "a"]
+    assert ids(await storage.list_tables(["finished", "aborted"], limit=1)) == ["f"]
+    assert ids(await storage.list_tables(["running"], game="coffee-rush")) == []
+    assert await storage.list_tables([]) == []
+    assert await storage.list_tables(limit=0) == []
+    with pytest.raises(ValueError, match="status must be one of"):
+        await storage.list_tables(["lobby"])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="limit"):
+        await storage.list_tables(limit=-1)
+
+
+async def test_deleting_a_creator_keeps_the_table(storage: SqlStorage) -> None:
+    """Foreign keys are enforced (SQLite too): `created_by` is cleared, not left dangling."""
+    user = await storage.create_user("Ana")
+    await make_table(storage, created_by=user.id)
+    async with storage.engine.begin() as connection:
+        await connection.execute(sa.text("DELETE FROM users WHERE id = :id"), {"id": user.id})
+    table = await storage.get_table("t1")
+    assert table is not None and table.created_by is None
+
+
+async def test_timestamps_are_utc(storage: SqlStorage, clock: FakeClock) -> None:
+    clock.now = clock.now.astimezone(timezone(timedelta(hours=-5)))
+    table = await make_table(storage)
+    assert table.created_at == clock.now
+    assert table.created_at.utcoffset() == timedelta(0)
