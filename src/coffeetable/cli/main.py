@@ -168,6 +168,22 @@ def build_parser() -> argparse.ArgumentParser:
         "check", help="validate a Café deck file or a Coffee Rush card file"
     )
     check.add_argument("file")
+
+    serve = sub.add_parser("serve", help="run the online server (web client, API, WebSockets)")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument(
+        "--db",
+        default=None,
+        metavar="URL",
+        help="database: sqlite:///PATH (default: $COFFEETABLE_DB, else coffeetable.db in the "
+        "user data folder) or postgresql://USER@HOST:PORT/DB",
+    )
+    serve.add_argument(
+        "--bot-workers", type=int, default=1, help="processes that run bots' searches (default 1)"
+    )
     return parser
 
 
@@ -180,6 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "tournament": _tournament,
         "inspect": _inspect,
         "deck": _deck,
+        "serve": _serve,
     }
     try:
         return handlers[args.command](args)
@@ -191,6 +208,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from coffeetable.server.app import Settings, create_app
+    from coffeetable.server.storage import DatabaseURLError, default_database_url, engine_for_url
+
+    if not 1 <= args.port <= 65535:
+        raise DataError(f"--port must be 1..65535, not {args.port}")
+    if args.bot_workers < 1:
+        raise DataError("--bot-workers must be at least 1")
+    url = args.db or default_database_url()
+    try:
+        engine_for_url(url)  # check the URL before starting
+    except DatabaseURLError as exc:
+        raise DataError(str(exc)) from None
+    print(f"coffeetable: serving http://{args.host}:{args.port}/ with database {url}")
+    app = create_app(Settings(database_url=url, bot_workers=args.bot_workers))
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info", ws_max_size=64 * 1024)
+    return 0
 
 
 def _play(args: argparse.Namespace) -> int:

@@ -1,0 +1,595 @@
+"""The ASGI app: a thin HTTP + WebSocket layer over the match service (docs/server.md).
+
+HTTP (JSON, OpenAPI schema at /openapi.json, docs at /docs): accounts, the lobby, tables,
+records, ratings. WebSocket: /ws/lobby (live table list) and /ws/tables/{id} (play and
+spectate; docs/server-protocol.md). Errors are JSON `{"error": {"code", "message"}}` with
+an HTTP status; no stack trace ever reaches a client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, FastAPI, Request, Response, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from coffeetable.core.errors import CoffeetableError
+from coffeetable.core.record import GameRecord
+from coffeetable.core.registry import find_game, game_names
+from coffeetable.server import auth
+from coffeetable.server.bots import SEAT_BOTS, BotRunner
+from coffeetable.server.protocol import (
+    ErrorCode,
+    ProtocolError,
+    Sync,
+    client_schema,
+    error_message,
+    parse_client_message,
+)
+from coffeetable.server.storage import (
+    DuplicateNameError,
+    GameTable,
+    Storage,
+    User,
+    default_database_url,
+    open_storage,
+)
+from coffeetable.server.tables import Client, TableError, TableService, table_json
+
+log = logging.getLogger("coffeetable.server")
+
+
+class Settings(BaseModel):
+    database_url: str = Field(default_factory=default_database_url)
+    bot_workers: int = 1
+    bot_mode: Literal["process", "thread"] = "process"
+    secure_cookies: bool = False
+    #: requests per second per client address on the account routes, and burst
+    auth_rate: float = 2.0
+    auth_burst: int = Field(
+        default_factory=lambda: int(os.environ.get("COFFEETABLE_AUTH_BURST", "20"))
+    )
+    #: WebSocket messages per second per connection, and burst
+    message_rate: float = 20.0
+    message_burst: int = 60
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def _error(status: int, code: str, message: str, **headers: str) -> JSONResponse:
+    return JSONResponse(
+        {"error": {"code": code, "message": message}}, status_code=status, headers=headers or None
+    )
+
+
+class Lobby:
+    """Live lobby updates: every lobby socket gets each public table that changes."""
+
+    def __init__(self) -> None:
+        self.clients: set[asyncio.Queue[dict[str, Any] | None]] = set()
+        self.names: dict[int, str] = {}
+
+    def changed(self, table: GameTable) -> None:
+        if table.private:
+            return
+        message = {"type": "table", "table": table_json(table, self.names)}
+        for queue in list(self.clients):
+            try:
+                queue.put_nowait(message)
+            except asyncio.QueueFull:
+                self.clients.discard(queue)
+                with contextlib.suppress(asyncio.QueueFull):
+                    queue.put_nowait(None)
+
+
+# ==== request bodies ==========================================================================
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Credentials(_Body):
+    name: str = Field(max_length=200)
+    password: str = Field(max_length=1000)
+
+
+class SeatSpec(_Body):
+    kind: Literal["human", "open", "bot"]
+    bot: str | None = Field(default=None, description=f"for a bot seat: {', '.join(SEAT_BOTS)}")
+
+
+class ClockSpec(_Body):
+    kind: Literal["realtime", "turn_based"]
+    initial: float | None = None
+    increment: float | None = None
+    turn_limit: float | None = None
+
+
+class NewTable(_Body):
+    game: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    seats: list[SeatSpec] = Field(min_length=1, max_length=4)
+    clock: ClockSpec | None = None
+    rated: bool = False
+    private: bool = False
+
+
+class JoinTable(_Body):
+    seat: int | None = Field(default=None, ge=0, le=3)
+    invite: str | None = Field(default=None, max_length=100)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        storage = open_storage(settings.database_url)
+        await storage.migrate()
+        bots = BotRunner(workers=settings.bot_workers, mode=settings.bot_mode)
+        lobby = Lobby()
+        service = TableService(storage, bots, on_lobby_change=lobby.changed)
+        lobby.names = service.names
+        app.state.storage, app.state.service, app.state.lobby = storage, service, lobby
+        app.state.limiter = auth.RateLimiter(settings.auth_rate, settings.auth_burst)
+        # resume the games that were running when the server stopped
+        for table in await storage.list_tables(["running"], include_private=True, limit=10_000):
+            try:
+                await service.live(table.id)
+            except Exception:
+                log.exception("could not resume table %s", table.id)
+        try:
+            yield
+        finally:
+            await service.close()
+            bots.close()
+            await storage.close()
+
+    app = FastAPI(
+        title="coffeetable",
+        summary="Play Café and Coffee Rush online: accounts, lobby, tables, records, ratings.",
+        version="1",
+        lifespan=lifespan,
+    )
+
+    # ---- errors: always JSON, never a trace ---------------------------------------------------
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return _error(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(TableError)
+    async def _table_error(request: Request, exc: TableError) -> JSONResponse:
+        return _error(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}" for e in exc.errors()
+        )
+        return _error(422, "invalid", problems or "invalid request")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return _error(exc.status_code, "http", str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        return _error(500, ErrorCode.SERVER, "something went wrong on our side; nothing changed")
+
+    # ---- accounts ------------------------------------------------------------------------------
+    def service_of(request: Request) -> TableService:
+        svc: TableService = request.app.state.service
+        return svc
+
+    async def _login(response: Response, storage: Storage, user: User) -> dict[str, Any]:
+        token = auth.new_session_token()
+        ttl = auth.GUEST_TTL if user.is_guest else auth.SESSION_TTL
+        await storage.create_session(auth.token_hash(token), user.id, datetime.now(UTC) + ttl)
+        response.set_cookie(
+            auth.SESSION_COOKIE,
+            token,
+            max_age=int(ttl.total_seconds()),
+            httponly=True,
+            samesite="lax",
+            secure=settings.secure_cookies,
+        )
+        return user_json(user)
+
+    @app.post("/api/register", tags=["accounts"], dependencies=[Depends(rate_limited)])
+    async def register(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
+        """Create an account and log in (sets the session cookie)."""
+        try:
+            name = auth.check_name(body.name)
+            auth.check_password(body.password)
+        except auth.AuthError as exc:
+            raise ApiError(400, "invalid", str(exc)) from None
+        storage: Storage = request.app.state.storage
+        try:
+            hashed = await asyncio.to_thread(auth.hash_password, body.password)
+            user = await storage.create_user(name, hashed)
+        except DuplicateNameError:
+            raise ApiError(409, "name_taken", f"the name {name!r} is taken") from None
+        return await _login(response, storage, user)
+
+    @app.post("/api/login", tags=["accounts"], dependencies=[Depends(rate_limited)])
+    async def login(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
+        storage: Storage = request.app.state.storage
+        user = await storage.get_user_by_name(body.name.strip())
+        # verified off the event loop (~35 ms), and even for an unknown name, so that the
+        # response time does not tell whether a name exists
+        good = await asyncio.to_thread(
+            auth.verify_password, user.password_hash if user else None, body.password
+        )
+        if user is None or not good:
+            raise ApiError(401, "bad_login", "wrong name or password")
+        return await _login(response, storage, user)
+
+    @app.post("/api/guest", tags=["accounts"], dependencies=[Depends(rate_limited)])
+    async def guest(request: Request, response: Response) -> dict[str, Any]:
+        """Play without an account, under a generated name."""
+        storage: Storage = request.app.state.storage
+        for _ in range(10):
+            try:
+                user = await storage.create_user(auth.guest_name(), None, is_guest=True)
+            except DuplicateNameError:
+                continue
+            return await _login(response, storage, user)
+        raise ApiError(503, "busy", "could not find a free guest name; try again")
+
+    @app.post("/api/logout", tags=["accounts"])
+    async def logout(request: Request, response: Response) -> dict[str, Any]:
+        token = request.cookies.get(auth.SESSION_COOKIE)
+        if token:
+            await request.app.state.storage.delete_session(auth.token_hash(token))
+        response.delete_cookie(auth.SESSION_COOKIE)
+        return {"ok": True}
+
+    @app.get("/api/me", tags=["accounts"])
+    async def me(user: Annotated[User, Depends(require_user)]) -> dict[str, Any]:
+        return user_json(user)
+
+    # ---- games and the lobby ------------------------------------------------------------------
+    @app.get("/api/games", tags=["lobby"])
+    async def games() -> list[dict[str, Any]]:
+        """The games, their player counts and options, and the bots a seat may hold."""
+        out = []
+        for name in game_names():
+            info = find_game(name).info
+            out.append(
+                {
+                    "name": info.name,
+                    "title": info.title,
+                    "min_players": info.min_players,
+                    "max_players": info.max_players,
+                    "simultaneous": info.simultaneous,
+                    "options": dict(info.options_help),
+                    "default_options": find_game(name).normalize_options({}),
+                    "bots": list(SEAT_BOTS),
+                }
+            )
+        return out
+
+    @app.get("/api/tables", tags=["lobby"])
+    async def list_tables(
+        request: Request, status: Literal["open", "running", "finished"] | None = None
+    ) -> list[dict[str, Any]]:
+        storage: Storage = request.app.state.storage
+        statuses = [status] if status else ["open", "running"]
+        tables = await storage.list_tables(statuses, limit=200)  # type: ignore[arg-type]
+        return [await _table_out(request, t) for t in tables]
+
+    @app.post("/api/tables", tags=["tables"], status_code=201)
+    async def create_table(
+        body: NewTable, request: Request, user: Annotated[User, Depends(require_user)]
+    ) -> dict[str, Any]:
+        """Create a table; its creator takes the first seat for a person."""
+        svc = service_of(request)
+        table = await svc.create(
+            user,
+            body.game,
+            body.options,
+            [s.model_dump() for s in body.seats],
+            body.clock.model_dump(exclude_none=True) if body.clock else None,
+            body.rated,
+            body.private,
+        )
+        out = await _table_out(request, table)
+        if table.private:
+            out["invite"] = table.invite_token
+        return out
+
+    @app.get("/api/tables/{table_id}", tags=["tables"])
+    async def get_table(table_id: str, request: Request) -> dict[str, Any]:
+        return await _table_out(request, await service_of(request).get(table_id))
+
+    @app.post("/api/tables/{table_id}/join", tags=["tables"])
+    async def join(
+        table_id: str,
+        request: Request,
+        user: Annotated[User, Depends(require_user)],
+        body: JoinTable | None = None,
+    ) -> dict[str, Any]:
+        body = body or JoinTable()
+        table = await service_of(request).join(table_id, user, body.seat, body.invite)
+        return await _table_out(request, table)
+
+    @app.post("/api/tables/{table_id}/leave", tags=["tables"])
+    async def leave(
+        table_id: str, request: Request, user: Annotated[User, Depends(require_user)]
+    ) -> dict[str, Any]:
+        return await _table_out(request, await service_of(request).leave(table_id, user))
+
+    @app.post("/api/tables/{table_id}/start", tags=["tables"])
+    async def start(
+        table_id: str, request: Request, user: Annotated[User, Depends(require_user)]
+    ) -> dict[str, Any]:
+        return await _table_out(request, await service_of(request).start(table_id, user))
+
+    @app.post("/api/tables/{table_id}/rematch", tags=["tables"], status_code=201)
+    async def rematch(
+        table_id: str, request: Request, user: Annotated[User, Depends(require_user)]
+    ) -> dict[str, Any]:
+        return await _table_out(request, await service_of(request).rematch(table_id, user))
+
+    @app.get("/api/tables/{table_id}/log", tags=["tables"])
+    async def game_log(table_id: str, request: Request) -> list[dict[str, Any]]:
+        """The game's moves in words, oldest first."""
+        live = await service_of(request).live(table_id)
+        return list(live.log)
+
+    @app.get("/api/tables/{table_id}/record", tags=["records"])
+    async def download_record(table_id: str, request: Request) -> JSONResponse:
+        """The finished game's record: the same JSON as `coffeetable play --record`."""
+        svc = service_of(request)
+        record = await svc.record(table_id)
+        live = await svc.live(table_id)
+        return JSONResponse(
+            record.to_json(live.state),
+            headers={"Content-Disposition": f'attachment; filename="{table_id}.json"'},
+        )
+
+    @app.get("/api/tables/{table_id}/replay/{version}", tags=["records"])
+    async def replay(table_id: str, version: int, request: Request) -> dict[str, Any]:
+        """The public view of a finished game after its first `version` moves."""
+        return await service_of(request).replay_view(table_id, version)
+
+    @app.post("/api/records", tags=["records"], status_code=201)
+    async def import_record(
+        request: Request, user: Annotated[User, Depends(require_user)]
+    ) -> dict[str, Any]:
+        """Import a finished game's record (as downloaded or written by the CLI)."""
+        raw = await request.body()
+        if len(raw) > 2_000_000:
+            raise ApiError(413, "too_large", "a record file may be at most 2 MB")
+        try:
+            record = GameRecord.from_json(json.loads(raw))
+        except (ValueError, CoffeetableError) as exc:
+            raise ApiError(400, "invalid_record", f"not a valid game record: {exc}") from None
+        table = await service_of(request).import_record(user, record)
+        return await _table_out(request, table)
+
+    # ---- ratings -------------------------------------------------------------------------------
+    @app.get("/api/leaderboard/{game}", tags=["ratings"])
+    async def leaderboard(game: str, request: Request) -> list[dict[str, Any]]:
+        _check_game(game)
+        rows = await request.app.state.storage.leaderboard(game, 100)
+        return [
+            {"name": r.name, "rating": round(r.rating, 1), "games": r.games_played} for r in rows
+        ]
+
+    @app.get("/api/users/{name}/ratings/{game}", tags=["ratings"])
+    async def rating_history(name: str, game: str, request: Request) -> dict[str, Any]:
+        _check_game(game)
+        storage: Storage = request.app.state.storage
+        user = await storage.get_user_by_name(name)
+        if user is None:
+            raise ApiError(404, "no_user", f"there is no player {name!r}")
+        rating = await storage.get_rating(user.id, game)
+        history = await storage.rating_history(user.id, game)
+        return {
+            "name": user.name,
+            "rating": round(rating.rating, 1),
+            "games": rating.games_played,
+            "history": [
+                {
+                    "table": h.table_id,
+                    "before": round(h.before, 1),
+                    "after": round(h.after, 1),
+                    "at": h.created_at.isoformat(),
+                }
+                for h in history
+            ],
+        }
+
+    @app.get("/api/protocol", tags=["protocol"])
+    async def protocol() -> dict[str, Any]:
+        """JSON Schema of the WebSocket client messages (docs/server-protocol.md)."""
+        return client_schema()
+
+    # ---- WebSockets ----------------------------------------------------------------------------
+    @app.websocket("/ws/lobby")
+    async def lobby_socket(ws: WebSocket) -> None:
+        await ws.accept()
+        lobby: Lobby = ws.app.state.lobby
+        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(256)
+        storage: Storage = ws.app.state.storage
+        tables = await storage.list_tables(["open", "running"], limit=200)
+        await ws.send_json(
+            {"type": "tables", "tables": [table_json(t, lobby.names) for t in tables]}
+        )
+        lobby.clients.add(queue)
+        try:
+            await _pump(ws, queue, None)
+        finally:
+            lobby.clients.discard(queue)
+
+    @app.websocket("/ws/tables/{table_id}")
+    async def table_socket(ws: WebSocket, table_id: str) -> None:
+        svc: TableService = ws.app.state.service
+        user = await _user_from_token(ws.app.state.storage, ws.cookies.get(auth.SESSION_COOKIE))
+        try:
+            live = await svc.live(table_id)
+        except TableError as exc:
+            await ws.accept()
+            await ws.send_json(error_message("no_table", exc.message))
+            await ws.close(code=4404)
+            return
+        if live.meta.private and (user is None or _seat(live.meta, user) is None):
+            invite = ws.query_params.get("invite")
+            if not (invite and live.meta.invite_token == invite):
+                await ws.accept()
+                await ws.send_json(error_message("private", "this table is private"))
+                await ws.close(code=4403)
+                return
+        await ws.accept()
+        client = Client(user=user, seat=_seat(live.meta, user))
+        live.clients.add(client)
+        client.send(svc.snapshot(live, client))
+        bucket = auth.RateLimiter(settings.message_rate, settings.message_burst)
+
+        async def receive() -> None:
+            while True:
+                raw = await ws.receive_text()
+                if not bucket.allow("ws"):
+                    client.send(
+                        error_message(ErrorCode.RATE_LIMITED, "too many messages; slow down")
+                    )
+                    continue
+                message = None
+                try:
+                    message = parse_client_message(raw)
+                    if isinstance(message, Sync):
+                        client.send(svc.snapshot(live, client))
+                    elif message.type == "ping":
+                        client.send({"type": "pong", "ref": message.ref})
+                    else:
+                        await svc.act(live, client, message.version, message.action)
+                except ProtocolError as exc:
+                    extra: dict[str, Any] = {"version": live.meta.version}
+                    ref = getattr(message, "ref", None)
+                    if ref is not None:
+                        extra["ref"] = ref
+                    client.send(error_message(exc.code, exc.message, **extra))
+                except Exception:
+                    log.exception("error on table %s", table_id)
+                    client.send(
+                        error_message(
+                            ErrorCode.SERVER, "something went wrong on our side; nothing changed"
+                        )
+                    )
+
+        try:
+            await _pump(ws, client.queue, receive)
+        finally:
+            live.clients.discard(client)
+
+    async def _pump(
+        ws: WebSocket,
+        queue: asyncio.Queue[dict[str, Any] | None],
+        receive: Any,
+    ) -> None:
+        """Send queued messages until the client goes; read its messages meanwhile."""
+
+        async def sender() -> None:
+            while True:
+                message = await queue.get()
+                if message is None:
+                    await ws.close(code=1008)
+                    return
+                await ws.send_json(message)
+
+        async def drain() -> None:  # the lobby socket only listens for the close
+            while True:
+                await ws.receive_text()
+
+        tasks = [asyncio.create_task(sender()), asyncio.create_task((receive or drain)())]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, Exception):
+                    await task
+
+    async def _table_out(request: Request, table: GameTable) -> dict[str, Any]:
+        svc = service_of(request)
+        for seat in table.seats:
+            if seat.user_id is not None and seat.user_id not in svc.names:
+                u = await request.app.state.storage.get_user(seat.user_id)
+                svc.names[seat.user_id] = u.name if u else f"user {seat.user_id}"
+        return table_json(table, svc.names)
+
+    return app
+
+
+async def current_user(request: Request) -> User | None:
+    """The logged-in user of the request's session cookie, if any."""
+    token = request.cookies.get(auth.SESSION_COOKIE)
+    return await _user_from_token(request.app.state.storage, token)
+
+
+async def require_user(user: Annotated[User | None, Depends(current_user)]) -> User:
+    if user is None:
+        raise ApiError(401, "login", "log in or play as a guest first")
+    return user
+
+
+def rate_limited(request: Request) -> None:
+    """Account routes: too many requests from one address get 429."""
+    limiter: auth.RateLimiter = request.app.state.limiter
+    key = request.client.host if request.client else "?"
+    if not limiter.allow(key):
+        raise ApiError(
+            429,
+            ErrorCode.RATE_LIMITED,
+            f"too many requests; try again in {limiter.retry_after(key):.0f} s",
+        )
+
+
+def _seat(meta: GameTable, user: User | None) -> int | None:
+    from coffeetable.server.tables import seat_of
+
+    return seat_of(meta, user)
+
+
+def _check_game(game: str) -> None:
+    if game not in game_names():
+        raise ApiError(404, "unknown_game", f"unknown game {game!r}")
+
+
+async def _user_from_token(storage: Storage, token: str | None) -> User | None:
+    if not token or len(token) > 200:
+        return None
+    session = await storage.get_session(auth.token_hash(token))
+    if session is None:
+        return None
+    return await storage.get_user(session.user_id)
+
+
+def user_json(user: User) -> dict[str, Any]:
+    return {"id": user.id, "name": user.name, "guest": user.is_guest}
+
+
+def app_from_env() -> FastAPI:
+    """The app configured from the environment (for `uvicorn --factory`)."""
+    return create_app(
+        Settings(
+            database_url=os.environ.get("COFFEETABLE_DB") or default_database_url(),
+            bot_workers=int(os.environ.get("COFFEETABLE_BOT_WORKERS", "1")),
+        )
+    )

@@ -1,0 +1,115 @@
+"""The WebSocket protocol: every message a client may send, every message the server sends,
+and the error codes (docs/server-protocol.md).
+
+Client messages are JSON objects with a `type`; each type has a pydantic model that rejects
+unknown fields, wrong types and oversized values. `parse_client_message` turns raw text into
+one of them or raises `ProtocolError` (never anything else), so a malformed message gets a
+clear error and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+#: Largest client message accepted, in bytes (an action's notation is a few dozen bytes).
+MAX_MESSAGE_BYTES = 16 * 1024
+#: Largest action text accepted (a Coffee Rush whole-turn text is the longest, ~150 bytes).
+MAX_ACTION_CHARS = 1000
+
+
+class ErrorCode:
+    """The `code` of an `error` message. Clients branch on these; messages are for people."""
+
+    BAD_JSON = "bad_json"  # not JSON, or not a JSON object
+    TOO_LARGE = "too_large"  # over MAX_MESSAGE_BYTES
+    UNKNOWN_TYPE = "unknown_type"  # `type` missing or not a client message type
+    INVALID = "invalid"  # fields missing, unknown or of the wrong type
+    NOT_SEATED = "not_seated"  # a spectator (or a stranger) tried to act
+    NOT_YOUR_TURN = "not_your_turn"  # the seat may not act now
+    STALE_VERSION = "stale_version"  # `version` is not the table's current version
+    ILLEGAL = "illegal"  # the action cannot be read or is not legal now
+    GAME_OVER = "game_over"  # the game has ended
+    NOT_STARTED = "not_started"  # the table has not started yet
+    RATE_LIMITED = "rate_limited"  # too many messages; slow down
+    SERVER = "server_error"  # our fault; nothing changed
+
+
+class ProtocolError(Exception):
+    """A client message that cannot be accepted: `code` (ErrorCode) and a message."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class Act(_Message):
+    """Play `action` (the game's notation) for the sender's seat, as the table's move number
+    `version + 1`: `version` is the version the client last saw."""
+
+    type: Literal["act"]
+    version: int = Field(ge=0)
+    action: str = Field(min_length=1, max_length=MAX_ACTION_CHARS)
+    ref: str | None = Field(default=None, max_length=64)
+
+
+class Sync(_Message):
+    """Ask for a fresh snapshot (after a reconnect, or when the client thinks it is behind)."""
+
+    type: Literal["sync"]
+
+
+class Ping(_Message):
+    type: Literal["ping"]
+    ref: str | None = Field(default=None, max_length=64)
+
+
+ClientMessage = Annotated[Act | Sync | Ping, Field(discriminator="type")]
+_ADAPTER: TypeAdapter[Act | Sync | Ping] = TypeAdapter(ClientMessage)
+CLIENT_TYPES = ("act", "sync", "ping")
+
+
+def parse_client_message(raw: str | bytes) -> Act | Sync | Ping:
+    """The message in `raw`, or ProtocolError with the reason."""
+    size = len(raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw)
+    if size > MAX_MESSAGE_BYTES:
+        raise ProtocolError(
+            ErrorCode.TOO_LARGE,
+            f"message is {size} bytes; the limit is {MAX_MESSAGE_BYTES}",
+        )
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise ProtocolError(ErrorCode.BAD_JSON, "message is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ProtocolError(ErrorCode.BAD_JSON, "message must be a JSON object")
+    kind = data.get("type")
+    if kind not in CLIENT_TYPES:
+        raise ProtocolError(
+            ErrorCode.UNKNOWN_TYPE,
+            f"unknown message type {kind!r}; expected one of {', '.join(CLIENT_TYPES)}",
+        )
+    try:
+        return _ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'][1:]) or 'message'}: {e['msg']}"
+            for e in exc.errors(include_url=False)
+        )
+        raise ProtocolError(ErrorCode.INVALID, f"invalid {kind!r} message: {problems}") from None
+
+
+def error_message(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, **extra}
+
+
+def client_schema() -> dict[str, Any]:
+    """JSON Schema of the client messages (served at /api/protocol)."""
+    return _ADAPTER.json_schema()

@@ -1,0 +1,242 @@
+"""A real server process and scripted clients over real sockets, for the server tests and the
+load benchmark."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.sync.client import ClientConnection, connect
+
+from coffeetable.server.auth import SESSION_COOKIE
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class ServerProcess:
+    """`coffeetable serve` on a free loopback port, on the database at `db_url`."""
+
+    def __init__(
+        self,
+        db_url: str,
+        log_path: Path,
+        bot_workers: int = 1,
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
+        self.extra_env = extra_env or {}
+        self.db_url = db_url
+        self.log_path = log_path
+        self.bot_workers = bot_workers
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        log = open(self.log_path, "ab")  # noqa: SIM115 - the process owns it
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "coffeetable",
+                "serve",
+                "--port",
+                str(self.port),
+                "--db",
+                self.db_url,
+                "--bot-workers",
+                str(self.bot_workers),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            # tests create many accounts from one address: a larger burst than the default 20
+            env={
+                **os.environ,
+                "PYTHONUNBUFFERED": "1",
+                "COFFEETABLE_AUTH_BURST": "80",
+                **self.extra_env,
+            },
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log_path.read_text()[-3000:]}")
+            try:
+                if httpx.get(f"{self.url}/api/games", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"server did not start: {self.log_path.read_text()[-3000:]}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.proc = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+class Player:
+    """A person at the keyboard: an HTTP session (cookie) and WebSockets to tables."""
+
+    def __init__(self, server: ServerProcess) -> None:
+        self.server = server
+        self.http = httpx.Client(base_url=server.url, timeout=30)
+        self.name = ""
+
+    def guest(self) -> Player:
+        r = self.http.post("/api/guest")
+        r.raise_for_status()
+        self.name = r.json()["name"]
+        return self
+
+    def register(self, name: str, password: str = "correct horse battery") -> httpx.Response:
+        r = self.http.post("/api/register", json={"name": name, "password": password})
+        if r.status_code == 200:
+            self.name = r.json()["name"]
+        return r
+
+    @property
+    def token(self) -> str:
+        return self.http.cookies.get(SESSION_COOKIE) or ""
+
+    def create(self, game: str, seats: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+        r = self.http.post("/api/tables", json={"game": game, "seats": seats, **extra})
+        assert r.status_code == 201, r.text
+        table: dict[str, Any] = r.json()
+        return table
+
+    def post(self, path: str, **body: Any) -> httpx.Response:
+        return self.http.post(path, json=body or None)
+
+    def socket(self, table_id: str, query: str = "") -> Socket:
+        headers = {"Cookie": f"{SESSION_COOKIE}={self.token}"} if self.token else {}
+        ws = connect(
+            f"{self.server.ws_url}/ws/tables/{table_id}{query}",
+            additional_headers=headers,
+            open_timeout=10,
+            max_size=8 * 1024 * 1024,
+        ).__enter__()  # the connection lives as long as the Socket; Socket.close ends it
+        return Socket(ws)
+
+    def close(self) -> None:
+        self.http.close()
+
+
+class Socket:
+    """One table connection: keeps the latest snapshot/update it has seen."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.version = -1
+        self.view: dict[str, Any] | None = None
+        self.legal: list[str] = []
+        self.seat: int | None = None
+        self.table: dict[str, Any] | None = None
+        self.received: list[dict[str, Any]] = []
+
+    def recv(self, timeout: float = 30) -> dict[str, Any]:
+        message: dict[str, Any] = json.loads(self.ws.recv(timeout=timeout))
+        self.received.append(message)
+        kind = message["type"]
+        if kind in ("snapshot", "update"):
+            self.version = message["version"]
+            if "view" in message:
+                self.view = message["view"]
+                self.legal = message["legal"]
+            self.seat = message["seat"]
+        if kind == "snapshot" or kind == "table":
+            self.table = message["table"]
+        return message
+
+    def recv_until(self, kind: str, timeout: float = 30) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self.recv(max(0.01, deadline - time.monotonic()))
+            if message["type"] == kind:
+                return message
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        self.ws.send(message if isinstance(message, str) else json.dumps(message))
+
+    def act(self, action: str, version: int | None = None) -> None:
+        self.send(
+            {
+                "type": "act",
+                "version": self.version if version is None else version,
+                "action": action,
+            }
+        )
+
+    def drain(self, quiet: float = 0.05) -> None:
+        """Read everything already sent."""
+        while True:
+            try:
+                self.recv(quiet)
+            except TimeoutError:
+                return
+
+    @property
+    def over(self) -> bool:
+        return bool(self.view and self.view["over"])
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def play_out(sockets: list[Socket], rng: random.Random, timeout: float = 300) -> None:
+    """Play random legal moves for every socket's seat until the game is over. Updates are
+    read as they come; a seat acts when the latest view says it may."""
+    deadline = time.monotonic() + timeout
+    while not all(s.over for s in sockets):
+        if time.monotonic() > deadline:
+            raise TimeoutError("game did not finish in time")
+        moved = False
+        for s in sockets:
+            s.drain(0.001)
+            if s.over:
+                continue
+            if s.legal and s.seat in (s.view or {}).get("current_seats", []):
+                s.act(rng.choice(s.legal))
+                reply = s.recv(30)
+                while reply["type"] not in ("update", "error"):
+                    reply = s.recv(30)
+                if reply["type"] == "error":
+                    assert reply["code"] in ("stale_version", "not_your_turn", "illegal"), reply
+                moved = True
+        if not moved:
+            for s in sockets:
+                if not s.over:
+                    with contextlib.suppress(TimeoutError):
+                        s.recv(0.2)

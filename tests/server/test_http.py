@@ -1,0 +1,246 @@
+"""The HTTP API and lobby against a real server process, on SQLite and PostgreSQL: accounts,
+table set-up, private tables, bad input, clocks and zombies, record import, OpenAPI."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import httpx
+import pytest
+from websockets.sync.client import connect
+
+from coffeetable.core.record import GameRecord
+from coffeetable.core.registry import find_game
+from tests.server.live import Player, ServerProcess, play_out
+
+pytestmark = pytest.mark.server
+
+
+def _error(r: httpx.Response) -> tuple[int, str, str]:
+    body = r.json()
+    assert set(body) == {"error"}, body
+    assert "Traceback" not in body["error"]["message"]
+    return r.status_code, body["error"]["code"], body["error"]["message"]
+
+
+def test_accounts(server: ServerProcess) -> None:
+    name = f"Ana{random.Random().randrange(10**6)}"
+    ana = Player(server)
+    assert _error(ana.http.get("/api/me"))[:2] == (401, "login")
+    r = ana.register(name)
+    assert r.status_code == 200 and r.json()["name"] == name and r.json()["guest"] is False
+    assert ana.http.get("/api/me").json()["name"] == name
+    cookie = r.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=lax" in cookie
+    # the same name in another case is taken
+    assert _error(Player(server).register(name.upper()))[:2] == (409, "name_taken")
+    # bad names and passwords: 400 with the reason
+    for bad, words in [
+        ("ab", "3"),
+        ("<script>", "character"),
+        ("admin", "reserved"),
+        ("Guest-ABCDEF", "reserved"),
+    ]:
+        status, code, message = _error(Player(server).register(bad))
+        assert (status, code) == (400, "invalid") and words in message, message
+    status, _, message = _error(Player(server).register("Okname99", password="short"))
+    assert status == 400 and "8" in message
+    # log out, then log in again; a wrong password says nothing about which part was wrong
+    ana.post("/api/logout")
+    assert ana.http.get("/api/me").status_code == 401
+    again = Player(server)
+    assert (
+        again.http.post("/api/login", json={"name": name, "password": "wrong one!"}).status_code
+        == 401
+    )
+    ok = again.http.post("/api/login", json={"name": name, "password": "correct horse battery"})
+    assert ok.status_code == 200 and again.http.get("/api/me").json()["name"] == name
+    assert _error(again.http.post("/api/login", json={"name": name}))[:2] == (422, "invalid")
+    # guests get generated names
+    guest = Player(server).guest()
+    assert guest.name.startswith("Guest-")
+
+
+def test_table_setup_errors(server: ServerProcess) -> None:
+    host = Player(server).guest()
+    cases = [
+        ({"game": "chess", "seats": [{"kind": "human"}]}, 400, "unknown_game"),
+        ({"game": "coffee-rush", "seats": [{"kind": "human"}]}, 400, "invalid_table"),
+        ({"game": "cafe", "seats": [{"kind": "human"}] * 5}, 422, "invalid"),
+        (
+            {"game": "cafe", "seats": [{"kind": "human"}], "options": {"variant": "advanced"}},
+            400,
+            "invalid_table",
+        ),
+        (
+            {"game": "cafe", "seats": [{"kind": "human"}], "options": {"colour": "blue"}},
+            400,
+            "invalid_table",
+        ),
+        ({"game": "cafe", "seats": [{"kind": "bot", "bot": "greedy"}]}, 400, "invalid_table"),
+        (
+            {"game": "cafe", "seats": [{"kind": "human"}, {"kind": "bot", "bot": "deep-blue"}]},
+            400,
+            "invalid_table",
+        ),
+        (
+            {
+                "game": "cafe",
+                "seats": [{"kind": "human"}, {"kind": "bot", "bot": "greedy"}],
+                "rated": True,
+            },
+            400,
+            "invalid_table",
+        ),
+        (
+            {
+                "game": "cafe",
+                "seats": [{"kind": "human"}],
+                "clock": {"kind": "realtime", "initial": -5},
+            },
+            400,
+            "invalid_clock",
+        ),
+        ({"game": "cafe", "seats": [{"kind": "human"}], "surprise": 1}, 422, "invalid"),
+    ]
+    for body, status, code in cases:
+        r = host.http.post("/api/tables", json=body)
+        assert _error(r)[:2] == (status, code), (body, r.text)
+    assert (
+        host.http.post(
+            "/api/tables", content=b"{not json", headers={"content-type": "application/json"}
+        ).status_code
+        == 422
+    )
+    # nothing was created by any of that
+    assert all(t["seats"][0]["user"] != host.name for t in host.http.get("/api/tables").json())
+    # without a session, creating is refused
+    assert _error(Player(server).http.post("/api/tables", json=cases[1][0]))[:2] == (401, "login")
+
+
+def test_lobby_join_leave_start_and_private_tables(server: ServerProcess) -> None:
+    host, other, third = Player(server).guest(), Player(server).guest(), Player(server).guest()
+    with connect(f"{server.ws_url}/ws/lobby", open_timeout=10) as lobby:
+        first = json.loads(lobby.recv(timeout=10))
+        assert first["type"] == "tables"
+        table = host.create(
+            "cafe", [{"kind": "human"}, {"kind": "open"}], options={"espresso": True}
+        )
+        tid = table["id"]
+        seen = json.loads(lobby.recv(timeout=10))
+        assert seen["type"] == "table" and seen["table"]["id"] == tid
+        assert seen["table"]["options"]["espresso"] is True
+        assert "seed" not in seen["table"] and "invite" not in seen["table"]
+        # start needs every seat filled, and only the host starts
+        assert _error(host.post(f"/api/tables/{tid}/start"))[:2] == (409, "seats_open")
+        assert other.post(f"/api/tables/{tid}/join").status_code == 200
+        assert json.loads(lobby.recv(timeout=10))["table"]["seats"][1]["user"] == other.name
+        assert _error(other.post(f"/api/tables/{tid}/join"))[:2] == (409, "seated")
+        assert _error(third.post(f"/api/tables/{tid}/join"))[:2] == (409, "full")
+        assert _error(other.post(f"/api/tables/{tid}/start"))[:2] == (403, "not_host")
+        assert other.post(f"/api/tables/{tid}/leave").status_code == 200
+        assert third.http.post(f"/api/tables/{tid}/join", json={"seat": 1}).status_code == 200
+        assert host.post(f"/api/tables/{tid}/start").status_code == 200
+        assert _error(other.post(f"/api/tables/{tid}/join"))[:2] == (409, "not_open")
+    assert _error(host.http.get("/api/tables/nope"))[:2] == (404, "no_table")
+    # a private table: not in the lobby, joined only with its invite
+    private = host.create("coffee-rush", [{"kind": "human"}, {"kind": "open"}], private=True)
+    pid, invite = private["id"], private["invite"]
+    assert pid not in {t["id"] for t in host.http.get("/api/tables").json()}
+    assert _error(other.post(f"/api/tables/{pid}/join"))[:2] == (403, "private")
+    assert _error(other.http.post(f"/api/tables/{pid}/join", json={"invite": "guess"}))[:2] == (
+        403,
+        "private",
+    )
+    with connect(f"{server.ws_url}/ws/tables/{pid}", open_timeout=10) as ws:
+        assert json.loads(ws.recv(timeout=10))["code"] == "private"
+    assert other.http.post(f"/api/tables/{pid}/join", json={"invite": invite}).status_code == 200
+
+
+def test_running_out_of_time_hands_the_seat_to_a_bot(server: ServerProcess) -> None:
+    alice = Player(server).guest()
+    table = alice.create(
+        "coffee-rush",
+        [{"kind": "human"}, {"kind": "bot", "bot": "random"}],
+        clock={"kind": "realtime", "initial": 1.5, "increment": 0},
+    )
+    alice.post(f"/api/tables/{table['id']}/start")
+    sock = alice.socket(table["id"])
+    snap = sock.recv()
+    assert snap["clock"]["settings"]["kind"] == "realtime"
+    # Alice never moves: after her 1.5 s a bot takes her seat and the game goes on to the end
+    deadline = time.monotonic() + 120
+    replaced = False
+    while not sock.over and time.monotonic() < deadline:
+        message = sock.recv(30)
+        if message["type"] == "table" and message["table"]["seats"][0]["replaced"]:
+            replaced = True
+    assert replaced and sock.over
+    sock.act("end")
+    assert sock.recv_until("error")["code"] == "game_over"
+
+
+def test_import_a_record_and_replay_it(server: ServerProcess) -> None:
+    alice = Player(server).guest()
+    game = find_game("cafe")
+    state = game.new_initial_state(1, 5)
+    rng = random.Random(5)
+    actions = []
+    while not state.is_over():
+        action = rng.choice(state.legal_actions(0))
+        actions.append((0, action.notation()))
+        state.apply(0, action)
+    record = GameRecord("cafe", ["Solo"], 5, game.normalize_options({}), actions)
+    r = alice.http.post("/api/records", content=json.dumps(record.to_json(state)))
+    assert r.status_code == 201, r.text
+    tid = r.json()["id"]
+    assert r.json()["status"] == "finished"
+    back = alice.http.get(f"/api/tables/{tid}/record").json()
+    assert back["actions"] == [list(a) for a in actions] and back["seed"] == 5
+    last = alice.http.get(f"/api/tables/{tid}/replay/{len(actions)}").json()
+    assert last["view"]["over"] is True
+    # a corrupt record is refused and creates nothing
+    bad = record.to_json(state)
+    bad["actions"][3][1] = "fly away"
+    status, code, message = _error(alice.http.post("/api/records", content=json.dumps(bad)))
+    assert (status, code) == (400, "invalid_record") and "#3" in message
+    assert _error(alice.http.post("/api/records", content=b"\xff\xfe"))[:2] == (
+        400,
+        "invalid_record",
+    )
+
+
+def test_openapi_and_protocol_schema(server: ServerProcess) -> None:
+    spec = httpx.get(f"{server.url}/openapi.json").json()
+    for path in ("/api/tables", "/api/register", "/api/tables/{table_id}/record"):
+        assert path in spec["paths"]
+    schema = httpx.get(f"{server.url}/api/protocol").json()
+    assert {"act", "sync", "ping"} <= set(json.dumps(schema).replace('"', " ").split())
+    games = httpx.get(f"{server.url}/api/games").json()
+    assert {g["name"] for g in games} == {"cafe", "coffee-rush"}
+
+
+def test_turn_based_game_with_rematch(server: ServerProcess) -> None:
+    alice = Player(server).guest()
+    table = alice.create(
+        "cafe", [{"kind": "human"}, {"kind": "bot", "bot": "greedy"}], clock={"kind": "turn_based"}
+    )
+    alice.post(f"/api/tables/{table['id']}/start")
+    sock = alice.socket(table["id"])
+    snap = sock.recv()
+    assert snap["clock"]["settings"]["kind"] == "turn_based"
+    play_out([sock], random.Random(7))
+    r = alice.post(f"/api/tables/{table['id']}/rematch")
+    assert r.status_code == 201
+    assert [s["kind"] for s in r.json()["seats"]] == ["human", "bot"]
+    assert alice.post(f"/api/tables/{r.json()['id']}/start").status_code == 200
+
+
+def test_too_many_requests(server: ServerProcess) -> None:
+    statuses = [httpx.post(f"{server.url}/api/guest").status_code for _ in range(120)]
+    assert 429 in statuses
+    r = httpx.post(f"{server.url}/api/guest")
+    if r.status_code == 429:
+        assert r.json()["error"]["code"] == "rate_limited"
