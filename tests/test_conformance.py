@@ -3,7 +3,8 @@
 Parametrized over `game_names()`, so a newly registered game (Coffee Rush) is checked too:
 random playouts reach the end, a live state never leaves a seat to act without a legal
 action, clones are independent, states and actions serialise and read back, a record
-replays to the same final state, and per-seat views never peek at hidden information.
+replays to the same final state, per-seat views never peek at hidden information, and
+every legal action can be put in words (`describe`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import random
 import pytest
 
 from coffeetable.core.errors import DataError, IllegalActionError, NotYourTurnError
-from coffeetable.core.game import Game, ScoreBreakdown, State
+from coffeetable.core.game import Action, Game, ScoreBreakdown, State
 from coffeetable.core.record import GameRecord
 from coffeetable.core.registry import find_game, game_names
 from tests.games.view_checks import check_no_peek, check_view_basics
@@ -178,6 +179,45 @@ def test_views_never_peek(name: str, players: int) -> None:
             break
         seat = rng.choice(sorted(state.current_seats()))
         state.apply(seat, rng.choice(state.legal_actions(seat)))
+        steps += 1
+
+
+@pytest.mark.parametrize(("name", "players"), cases())
+def test_describe_puts_every_legal_action_in_words(name: str, players: int) -> None:
+    """`describe(seat, action)` is a short single line for every legal action, the same
+    every time and on a state whose hidden part is drawn again, changes nothing, and never
+    raises: not for another seat's action, nor once the game is over."""
+    game = find_game(name)
+    state = game.new_initial_state(players, 17)
+    rng = random.Random(17)
+    steps = 0
+    last: Action | None = None
+    while True:
+        if state.is_over():
+            assert last is not None
+            for seat in range(players):
+                assert isinstance(state.describe(seat, last), str)
+            break
+        before = state.to_json() if steps % 20 == 0 else None
+        current = sorted(state.current_seats())
+        for seat in current:
+            twin = state.resample_hidden(seat, random.Random(steps))
+            for action in state.legal_actions(seat):
+                text = state.describe(seat, action)
+                assert isinstance(text, str) and text and text == text.strip()
+                assert "\n" not in text and len(text) <= 160, text
+                assert state.describe(seat, action) == text
+                assert twin.describe(seat, action) == text
+        action = state.legal_actions(current[0])[0]
+        for other in range(-1, players + 1):
+            if other not in current:
+                assert isinstance(state.describe(other, action), str)  # not legal: no raise
+        if before is not None:
+            assert state.to_json() == before
+        seat = rng.choice(current)
+        action = rng.choice(state.legal_actions(seat))
+        assert State.describe(state, seat, action) == action.notation()  # the base default
+        last = state.apply(seat, action)
         steps += 1
 
 

@@ -175,6 +175,18 @@ class State(ABC):
         """Why an action is not legal now (used in error messages)."""
         return f"{action.notation()} is not a legal action for seat {seat} now"
 
+    def describe(self, seat: int, action: Action) -> str:
+        """What `seat` does with `action` when it is played in this state (the state before
+        the action), as one short plain-English sentence without a subject, for a game log
+        in words: "takes P19 (a 2-VP Tomar 1911 shop), paying a yellow cube". A server
+        puts the player's name in front.
+
+        The sentence uses public information only (never the deck order), fits on one line,
+        and is deterministic. It never raises: an action that is not legal now is written
+        with a generic verb ("plays NOTATION"). Games override this; the base version
+        returns the action's notation."""
+        return action.notation()
+
     # --- outcome ----------------------------------------------------------------------
     @abstractmethod
     def is_over(self) -> bool: ...

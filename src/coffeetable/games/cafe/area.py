@@ -200,6 +200,18 @@ class BusinessArea:
                         out.append((r, c, shape + 2))
         return out
 
+    def placement_is_legal(self, card: CardSpec, row: int, col: int, rotation: int) -> bool:
+        """Whether `legal_placements(card)` lists (row, col, rotation): one position checked
+        alone, without listing them all."""
+        if rotation not in (0, 1, 2, 3) or not self.top:
+            return False
+        h, w = (ROWS, COLS) if rotation % 2 == 0 else (COLS, ROWS)
+        lo, hi = -COORD_LIMIT, COORD_LIMIT
+        if row < lo or row + h > hi or col < lo or col + w > hi:
+            return False
+        covered, cups = self.placement_coverage(row, col, rotation)
+        return 2 <= covered <= 4 and (card.has_cup or cups < self.cups)
+
     def place(
         self, card: CardSpec, row: int, col: int, rotation: int
     ) -> tuple[list[int], list[int]]:

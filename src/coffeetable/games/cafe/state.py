@@ -794,6 +794,13 @@ class CafeState(State):
 
         return explain(self, seat, action)
 
+    def describe(self, seat: int, action: Action) -> str:
+        """The action in words for a game log (docs/architecture.md): "takes P19 (a 2-VP
+        Tomar 1911 shop), paying a yellow cube"; "plays NOTATION" when it is not legal now."""
+        from coffeetable.games.cafe.describe import describe
+
+        return describe(self, seat, action)
+
     # ==== scoring ==========================================================================
     def scores(self) -> list[ScoreBreakdown]:
         return [self.score(seat) for seat in range(self.num_players)]

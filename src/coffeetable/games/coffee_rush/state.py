@@ -373,6 +373,13 @@ class RushState(State):
 
         return explain(self, seat, action)
 
+    def describe(self, seat: int, action: Action) -> str:
+        """The action in words for a game log (docs/architecture.md): "moves from b2 to c3,
+        taking milk"; "plays NOTATION" when it is not legal now."""
+        from coffeetable.games.coffee_rush.describe import describe
+
+        return describe(self, seat, action)
+
     def apply_unchecked(self, seat: int, action: Action) -> None:
         self._legal_cache = None
         if isinstance(action, Step):
