@@ -55,7 +55,10 @@ def test_coffee_rush_against_a_bot_to_the_end(server: ServerProcess) -> None:
     ]
     log = alice.http.get(f"/api/tables/{table['id']}/log").json()
     assert [e["version"] for e in log] == list(range(1, sock.version + 1))
-    assert log[0]["text"].split(":")[0] in (alice.name, "bot greedy")
+    first_mover = (alice.name, "bot greedy")[log[0]["seat"]]
+    assert (
+        log[0]["text"].startswith(first_mover + " ") and len(log[0]["text"]) > len(first_mover) + 3
+    )
     # a replay step is the public view after that many moves
     step = alice.http.get(f"/api/tables/{table['id']}/replay/3").json()
     assert step["version"] == 3 and step["view"]["seat"] is None
@@ -195,7 +198,13 @@ def test_actions_after_the_end_and_leaving(server: ServerProcess) -> None:
     alice.post(f"/api/tables/{table['id']}/start")
     sock = alice.socket(table["id"])
     sock.recv()
+    # the hint button: the bot's move for this seat, which is legal, in words too
+    hint = alice.post(f"/api/tables/{table['id']}/hint")
+    assert hint.status_code == 200, hint.text
+    assert hint.json()["action"] in sock.legal and hint.json()["text"]
+    assert Player(server).guest().post(f"/api/tables/{table['id']}/hint").status_code == 403
     play_out([sock], random.Random(4))
+    assert alice.post(f"/api/tables/{table['id']}/hint").status_code == 409
     sock.act("end")
     assert sock.recv_until("error")["code"] == "game_over"
     sock.close()
@@ -226,6 +235,7 @@ def test_rated_game_updates_ratings(server: ServerProcess) -> None:
     table = alice.create("coffee-rush", [{"kind": "human"}, {"kind": "open"}], rated=True)
     assert bob.post(f"/api/tables/{table['id']}/join").status_code == 200
     alice.post(f"/api/tables/{table['id']}/start")
+    assert alice.post(f"/api/tables/{table['id']}/hint").status_code == 403  # rated: no hints
     a, b = alice.socket(table["id"]), bob.socket(table["id"])
     a.recv()
     b.recv()

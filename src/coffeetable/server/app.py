@@ -15,6 +15,7 @@ import logging
 import os
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Request, Response, WebSocket, WebSocketDisconnect
@@ -22,6 +23,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.staticfiles import StaticFiles
 
 from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.record import GameRecord
@@ -47,6 +49,8 @@ from coffeetable.server.storage import (
 from coffeetable.server.tables import Client, TableError, TableService, table_json
 
 log = logging.getLogger("coffeetable.server")
+#: The browser client's files.
+WEB_ROOT = Path(__file__).resolve().parent.parent / "web" / "static"
 
 
 class Settings(BaseModel):
@@ -415,6 +419,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             ],
         }
 
+    @app.post("/api/tables/{table_id}/hint", tags=["tables"])
+    async def hint(
+        table_id: str, request: Request, user: Annotated[User, Depends(require_user)]
+    ) -> dict[str, Any]:
+        """The hint bot's suggestion for your seat, in notation and in words (off in rated
+        games)."""
+        return await service_of(request).hint(table_id, user)
+
     @app.get("/api/protocol", tags=["protocol"])
     async def protocol() -> dict[str, Any]:
         """JSON Schema of the WebSocket client messages (docs/server-protocol.md)."""
@@ -496,6 +508,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await _pump(ws, client.queue, receive)
         finally:
             live.clients.discard(client)
+            svc.release(live)
 
     async def _pump(
         ws: WebSocket,
@@ -534,6 +547,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 svc.names[seat.user_id] = u.name if u else f"user {seat.user_id}"
         return table_json(table, svc.names)
 
+    # the browser client: static files, no build step (src/coffeetable/web/static)
+    app.mount("/", StaticFiles(directory=WEB_ROOT, html=True), name="web")
     return app
 
 

@@ -42,6 +42,8 @@ from coffeetable.server.storage import (
 
 log = logging.getLogger("coffeetable.server")
 
+#: The bot behind the hint button.
+HINT_BOT = "ismcts:easy"
 #: Outgoing messages queued per client before it is considered gone.
 SEND_QUEUE = 256
 
@@ -291,6 +293,8 @@ class TableService:
                 raise TableError(409, "seats_open", "every seat needs a player or a bot first")
             await self._update(live, status="running", started_at=_now())
             await self._prepare(live)
+            for client in list(live.clients):  # everyone watching gets the first position
+                client.send(self.snapshot(live, client))
             self._after_change(live)
         return live.meta
 
@@ -309,7 +313,7 @@ class TableService:
             seed=secrets.randbits(63),
             seats=seats,
             options=old.options,
-            clock=old.clock,
+            clock={k: v for k, v in old.clock.items() if k != "state"} if old.clock else None,
             rated=old.rated,
             private=old.private,
             invite_token=secrets.token_urlsafe(12) if old.private else None,
@@ -340,8 +344,9 @@ class TableService:
                 assert state is not None
                 for stored in actions:
                     action = live.game.parse_action(stored.notation)
+                    entry = self._log_entry(live, state, stored.version, stored.seat, action)
                     state.apply(stored.seat, action)
-                    live.log.append(self._log_entry(live, stored.version, stored.seat, action))
+                    live.log.append(entry)
                 self._restore_clock(live)
             self.live_tables[table_id] = live
             if meta.status == "running":
@@ -449,9 +454,10 @@ class TableService:
             if clock is not None and before is not None:
                 clock.restore(before)
             raise
+        before_state = live.state
         live.state = after
         live.meta = await self.storage.get_table(meta.id) or meta
-        entry = self._log_entry(live, stored.version, seat, action)
+        entry = self._log_entry(live, before_state, stored.version, seat, action)
         live.log.append(entry)
         for client in list(live.clients):
             client.send(
@@ -467,10 +473,15 @@ class TableService:
         else:
             self._after_change(live)
 
-    def _log_entry(self, live: LiveTable, version: int, seat: int, action: Any) -> dict[str, Any]:
+    def _log_entry(
+        self, live: LiveTable, before: State | None, version: int, seat: int, action: Any
+    ) -> dict[str, Any]:
+        """A line of the game log: the move in notation and in words (`State.describe` on
+        the state before it)."""
         name = live.names[seat] if seat < len(live.names) else f"seat {seat}"
         notation = action.notation()
-        return {"version": version, "seat": seat, "action": notation, "text": f"{name}: {notation}"}
+        words = before.describe(seat, action) if before is not None else notation
+        return {"version": version, "seat": seat, "action": notation, "text": f"{name} {words}"}
 
     def _seat_payload(self, live: LiveTable, seat: int | None) -> dict[str, Any]:
         state = live.state
@@ -611,6 +622,27 @@ class TableService:
                 self._after_change(live)
                 return
 
+    # ==== hints ===============================================================================
+    async def hint(self, table_id: str, user: User) -> dict[str, Any]:
+        """The hint bot's suggestion for the user's seat (not in rated games)."""
+        live = await self.live(table_id)
+        state = live.state
+        seat = seat_of(live.meta, user)
+        if live.meta.rated:
+            raise TableError(403, "rated", "hints are off in rated games")
+        if seat is None:
+            raise TableError(403, "not_seated", "hints are for the players of this table")
+        if state is None or live.meta.status != "running" or state.is_over():
+            raise TableError(409, "not_running", "there is no game in play at this table")
+        if seat not in state.current_seats():
+            raise TableError(409, "not_your_turn", "it is not your turn")
+        version = live.meta.version
+        text = await self.bots.choose(
+            live.meta.game, state.to_json(), seat, HINT_BOT, live.meta.seed ^ (version + 7919)
+        )
+        action = live.game.parse_action(text)
+        return {"version": version, "action": text, "text": state.describe(seat, action)}
+
     # ==== records =============================================================================
     async def record(self, table_id: str) -> GameRecord:
         live = await self.live(table_id)
@@ -681,6 +713,17 @@ class TableService:
             ),
             "view": state.view(None),
         }
+
+    def release(self, live: LiveTable) -> None:
+        """Forget a table nobody watches once nothing more can happen at it (it is loaded
+        again from storage when asked for)."""
+        if (
+            not live.clients
+            and live.meta.status in ("finished", "aborted")
+            and self.live_tables.get(live.meta.id) is live
+        ):
+            del self.live_tables[live.meta.id]
+            self._loading.pop(live.meta.id, None)
 
     async def close(self) -> None:
         for live in self.live_tables.values():
