@@ -548,7 +548,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return table_json(table, svc.names)
 
     # the browser client: static files, no build step (src/coffeetable/web/static)
-    app.mount("/", StaticFiles(directory=WEB_ROOT, html=True), name="web")
+    app.mount("/", StaticFiles(directory=WEB_ROOT, html=True, check_dir=False), name="web")
     return app
 
 
