@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import secrets
 import time
@@ -456,7 +457,9 @@ class TableService:
             raise
         before_state = live.state
         live.state = after
-        live.meta = await self.storage.get_table(meta.id) or meta
+        # the stored table is now exactly this (no need to read it back)
+        stored_fields: dict[str, Any] = dict(changes)  # status, result, clock: never seats
+        live.meta = dataclasses.replace(meta, version=stored.version, **stored_fields)
         entry = self._log_entry(live, before_state, stored.version, seat, action)
         live.log.append(entry)
         for client in list(live.clients):
