@@ -84,7 +84,7 @@ class Lobby:
     """Live lobby updates: every lobby socket gets each public table that changes."""
 
     def __init__(self) -> None:
-        self.clients: set[asyncio.Queue[dict[str, Any] | None]] = set()
+        self.clients: set[asyncio.Queue[dict[str, Any] | str | None]] = set()
         self.names: dict[int, str] = {}
 
     def changed(self, table: GameTable) -> None:
@@ -437,7 +437,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lobby_socket(ws: WebSocket) -> None:
         await ws.accept()
         lobby: Lobby = ws.app.state.lobby
-        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(256)
+        queue: asyncio.Queue[dict[str, Any] | str | None] = asyncio.Queue(256)
         storage: Storage = ws.app.state.storage
         tables = await storage.list_tables(["open", "running"], limit=200)
         await ws.send_json(
@@ -512,7 +512,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     async def _pump(
         ws: WebSocket,
-        queue: asyncio.Queue[dict[str, Any] | None],
+        queue: asyncio.Queue[dict[str, Any] | str | None],
         receive: Any,
     ) -> None:
         """Send queued messages until the client goes; read its messages meanwhile."""
@@ -523,7 +523,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 if message is None:
                     await ws.close(code=1008)
                     return
-                await ws.send_json(message)
+                if isinstance(message, str):
+                    await ws.send_text(message)
+                else:
+                    await ws.send_json(message)
 
         async def drain() -> None:  # the lobby socket only listens for the close
             while True:

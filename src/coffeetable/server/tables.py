@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import logging
 import secrets
 import time
@@ -66,12 +67,13 @@ class Client:
 
     user: User | None
     seat: int | None = None
-    queue: asyncio.Queue[dict[str, Any] | None] = field(
+    queue: asyncio.Queue[dict[str, Any] | str | None] = field(
         default_factory=lambda: asyncio.Queue(SEND_QUEUE)
     )
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Queue a message; a client too slow to drain its queue is disconnected."""
+    def send(self, message: dict[str, Any] | str) -> None:
+        """Queue a message (a dict, or JSON text already encoded for several clients); a
+        client too slow to drain its queue is disconnected."""
         try:
             self.queue.put_nowait(message)
         except asyncio.QueueFull:
@@ -462,15 +464,20 @@ class TableService:
         live.meta = dataclasses.replace(meta, version=stored.version, **stored_fields)
         entry = self._log_entry(live, before_state, stored.version, seat, action)
         live.log.append(entry)
+        payloads: dict[int | None, str] = {}  # one encoded view per seat, for all its clients
         for client in list(live.clients):
-            client.send(
-                {
-                    "type": "update",
-                    "version": live.meta.version,
-                    "move": entry,
-                    **self._seat_payload(live, client.seat),
-                }
-            )
+            if client.seat not in payloads:
+                payloads[client.seat] = json.dumps(
+                    {
+                        "type": "update",
+                        "version": live.meta.version,
+                        "move": entry,
+                        **self._seat_payload(live, client.seat),
+                    },
+                    separators=(",", ":"),
+                    ensure_ascii=False,
+                )
+            client.send(payloads[client.seat])
         if after.is_over():
             await self._finish(live)
         else:
