@@ -1,0 +1,159 @@
+"""Environment steps per second of coffeetable's RL environments, next to PettingZoo's own
+classic tic-tac-toe and connect four measured in the same run (docs/rl.md).
+
+Every environment is driven the same way: `env.last()` (which builds the observation and
+the action mask), a random legal action sampled from the mask by the action space
+(`action_space(agent).sample(mask)`), `env.step`; finished agents are stepped with None and
+a finished game is reset with the next seed. Steps of finished agents are not counted. The
+solo Café Gymnasium environment is driven with `info["action_mask"]`, and
+`random_rollouts` (16 games side by side, masks but no observations) is shown for the raw
+rate of the engines behind the environments.
+
+Each repeat measures every environment once, interleaved, for `--seconds`; the table shows
+the median over `--repeats` repeats, the range, and the median of the per-repeat ratios to
+tic-tac-toe and connect four (taken moments apart on this shared, noisy machine).
+
+PettingZoo's classic environments import pygame: `pip install -e '.[rl,bench]'`.
+
+Usage: python3 benchmarks/rl_steps.py [--seconds 1.5] [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from coffeetable.rl import CafeSoloEnv, cafe_v0, coffee_rush_v0, random_rollouts
+
+
+def aec_rate(make: Callable[[], Any], seconds: float, seed: int) -> float:
+    """Live-agent steps per second of an AEC environment with random masked actions."""
+    env = make()
+    for i, agent in enumerate(env.possible_agents):
+        env.action_space(agent).seed(seed + i)
+    steps = 0
+    game = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed * 1000 + game)
+        game += 1
+        for agent in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            env.step(env.action_space(agent).sample(obs["action_mask"]))
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def solo_rate(seconds: float, seed: int) -> float:
+    env = CafeSoloEnv()
+    env.action_space.seed(seed)
+    steps = 0
+    game = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        _, info = env.reset(seed=seed * 1000 + game)
+        game += 1
+        done = False
+        while not done:
+            _, _, terminated, truncated, info = env.step(
+                env.action_space.sample(info["action_mask"])
+            )
+            done = terminated or truncated
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def rollout_rate(game: str, players: int, seconds: float, seed: int) -> float:
+    """random_rollouts with 16 games; the step count is sized from a short first run."""
+    probe = random_rollouts(game, 16, 10, seed, num_players=players)
+    steps = max(10, int(probe.steps_per_second * seconds / 16))
+    return random_rollouts(game, 16, steps, seed, num_players=players).steps_per_second
+
+
+def pettingzoo_classic(name: str) -> Callable[[], Any] | None:
+    """A maker for PettingZoo's classic env (None when pygame is missing)."""
+    try:
+        import pettingzoo
+
+        if hasattr(pettingzoo, "make"):
+            pettingzoo.make("aec", f"classic/{name}")  # fails early without pygame
+            return lambda: pettingzoo.make("aec", f"classic/{name}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            module = __import__(f"pettingzoo.classic.{name}", fromlist=["env"])
+        return module.env  # type: ignore[no-any-return]
+    except Exception:  # ImportError, or PettingZoo's FailedToImport
+        return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--seconds", type=float, default=1.5, help="per measurement")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    secs = args.seconds
+
+    refs: dict[str, Callable[[int], float]] = {}
+    for label, name in (("tic-tac-toe", "tictactoe_v3"), ("connect four", "connect_four_v3")):
+        make = pettingzoo_classic(name)
+        if make is not None:
+            refs[f"PettingZoo {label} (AEC)"] = lambda seed, make=make: aec_rate(make, secs, seed)
+    ours: dict[str, Callable[[int], float]] = {
+        "cafe_v0, 1 player (AEC)": lambda s: aec_rate(lambda: cafe_v0.env(num_players=1), secs, s),
+        "cafe_v0, 2 players (AEC)": lambda s: aec_rate(lambda: cafe_v0.env(num_players=2), secs, s),
+        "cafe_v0, 4 players (AEC)": lambda s: aec_rate(lambda: cafe_v0.env(num_players=4), secs, s),
+        "coffee_rush_v0, 2 players (AEC)": lambda s: aec_rate(
+            lambda: coffee_rush_v0.env(num_players=2), secs, s
+        ),
+        "coffee_rush_v0, 4 players (AEC)": lambda s: aec_rate(
+            lambda: coffee_rush_v0.env(num_players=4), secs, s
+        ),
+        "CafeSolo-v0 (Gymnasium)": lambda s: solo_rate(secs, s),
+        "random_rollouts cafe, 2 players x16": lambda s: rollout_rate("cafe", 2, secs, s),
+        "random_rollouts coffee-rush, 2 players x16": lambda s: rollout_rate(
+            "coffee-rush", 2, secs, s
+        ),
+    }
+    runs: dict[str, list[float]] = {label: [] for label in [*refs, *ours]}
+    ratios: dict[tuple[str, str], list[float]] = {}
+    for repeat in range(args.repeats):
+        now: dict[str, float] = {}
+        for label, measure in [*refs.items(), *ours.items()]:
+            now[label] = measure(repeat + 1)
+            runs[label].append(now[label])
+        for label in ours:
+            for ref in refs:
+                ratios.setdefault((label, ref), []).append(now[label] / now[ref])
+    print(
+        f"env steps/s, median of {args.repeats} repeats of {secs:g} s each "
+        f"(min-max); random legal actions from the action mask"
+    )
+    width = max(len(label) for label in runs)
+    for label, rates in runs.items():
+        line = (
+            f"{label:<{width}}  {statistics.median(rates):>10,.0f}  "
+            f"({min(rates):,.0f}-{max(rates):,.0f})"
+        )
+        parts = [
+            f"{statistics.median(ratios[(label, ref)]):.3f}x {ref.split(' ', 1)[1].split(' (')[0]}"
+            for ref in refs
+            if (label, ref) in ratios
+        ]
+        if parts:
+            line += "  = " + ", ".join(parts)
+        print(line)
+    if not refs:
+        print("(PettingZoo's classic envs need pygame: pip install -e '.[rl,bench]')")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,505 @@
+"""Café observation tensors for learning agents (docs/rl.md has the layout slice by slice).
+
+`observation_tensor(state, seat)` is a flat float32 vector of what `seat` may know: it reads
+only the public parts of the state, the same information as `state.view(seat)` (the deck
+only as its size, the cards removed at random only as their number, never the RNG). So it
+never changes under `state.resample_hidden(seat, rng)`. `observation_shape(game, n,
+options)` is its shape; `observation_layout(game, n)` names every slice.
+
+Business areas are unbounded grids, so each is shown in a **frame**: a GRID x GRID window
+whose top-left cell is two rows above and two columns left of the area's bounding box. A
+placement covers 2-4 visible cells, so it grows the box's height plus width by at most 2;
+the start card is 2 x 3 and eight cards are placed, so a box is at most 19 cells high or
+wide (height + width <= 21), and the frame, with its margin of 2 for the top-left corner of
+a placement, fits in 21 x 21. The visible cells of an area, at most 6 + 8 x 4 = 38, are
+also numbered in row-major order: these **slots** name cells in the dense action space of
+`coffeetable.rl` and in the `slots` table below.
+
+Numeric features are scaled by a fixed divisor and declared with an upper bound (the lower
+bound is always 0). Features with no bound in the rules (warehouse cubes, stakes, scores)
+are clipped at a generous cap that no real game reaches.
+
+This module needs numpy (the `rl` extra); nothing else in the game imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from coffeetable.core.errors import DataError
+from coffeetable.core.layout import Field, TensorLayout
+from coffeetable.games.cafe.area import BusinessArea, Pos
+from coffeetable.games.cafe.deck import COMPANIES, CardSpec, CellKind, CellSpec, Deck
+from coffeetable.games.cafe.state import (
+    CUBES_PER_COLOUR,
+    MAX_AP,
+    ROUNDS,
+    CafeState,
+    OpenKind,
+    Phase,
+    PlayerState,
+)
+from coffeetable.games.cafe.variant import PROMOS, CafeRules
+
+if TYPE_CHECKING:
+    from coffeetable.games.cafe.game import CafeGame
+
+Tensor = npt.NDArray[np.float32]
+
+GRID = 21  #: side of the frame an area is shown in
+MARGIN = 2  #: rows / columns of the frame above and left of the area's bounding box
+MAX_SLOTS = 38  #: visible cells of an area, at most (6 + 8 placements x 4 new cells)
+MAX_DISPLAY = 5  #: cards on offer at most (advanced mode with 4 players)
+MAX_PLAYERS = 4
+KINDS = len(CellKind)  # 11
+COLOURS = 4
+TOTAL_CUBES = 4 * CUBES_PER_COLOUR
+#: caps of the features the rules do not bound (values are clipped there)
+WAREHOUSE_CAP = 40
+STAKE_CAP = 40
+SCORE_CAP = 100
+CARDS_CAP = 18
+
+#: the channels of one cell of an area's frame
+CELL_CHANNELS: tuple[str, ...] = (
+    *(f"kind={k.name.lower()}" for k in CellKind),
+    *(f"printed colour {c}" for c in "YBGR"),
+    "cake VP / max cake VP",
+    *(f"cubes {c} / 4" for c in "YBGR"),
+    *(f"shop still needs {c} / max requirement" for c in "YBGR"),
+    "shop VP / max VP",
+    "shop complete",
+    "shop unavailable (a cell covered)",
+    "shop anchor (its first cell: the delivery target)",
+    "in the open Dry/Roast action's group",
+    "filled by the open Dry/Roast action",
+    "may take a scarce cube (pending fill)",
+    "produced supply cell awaiting a colour",
+    "roast cell being emptied (pending deliver)",
+)
+CH = len(CELL_CHANNELS)  # 33
+_C_KIND, _C_COLOUR, _C_CAKE, _C_CUBES, _C_NEEDS, _C_VP = 0, 11, 15, 16, 20, 24
+_C_COMPLETE, _C_UNAVAILABLE, _C_ANCHOR = 25, 26, 27
+_C_OPEN_GROUP, _C_OPEN_CELL, _C_PENDING, _C_SUPPLY, _C_DELIVER = 28, 29, 30, 31, 32
+#: features of one card (display, hands): 6 printed cells, then has-cup and star
+CELL_FEATURES = KINDS + COLOURS + 1 + COLOURS + 1  # 21
+CARD_FEATURES = 6 * CELL_FEATURES + 2  # 128
+SLOT_FEATURES = 3 + CH
+CARD_STATUS = ("display", "hand", "placed", "discard", "removed_by_rule", "unseen")
+PHASES = (Phase.AUCTION, Phase.DRAFT, Phase.TURNS, Phase.OVER)
+
+
+# ==== frames and slots ===========================================================================
+def area_origin(area: BusinessArea) -> Pos:
+    """The frame's top-left cell (row, col): MARGIN above and left of the bounding box.
+    Raises DataError for an area too large for the frame (only a hand-made position)."""
+    rows = [r for r, _ in area.top]
+    cols = [c for _, c in area.top]
+    r0, c0 = min(rows) - MARGIN, min(cols) - MARGIN
+    if max(rows) - r0 >= GRID or max(cols) - c0 >= GRID:
+        raise DataError(
+            f"this business area spans {max(rows) - min(rows) + 1} x {max(cols) - min(cols) + 1} "
+            f"cells; the RL observation shows at most {GRID - MARGIN} x {GRID - MARGIN}"
+        )
+    return r0, c0
+
+
+def area_slots(area: BusinessArea) -> list[Pos]:
+    """The visible cells in row-major order: slot k is the k-th. Raises DataError for more
+    than MAX_SLOTS cells (only a hand-made position)."""
+    cells = sorted(area.top)
+    if len(cells) > MAX_SLOTS:
+        raise DataError(
+            f"this business area has {len(cells)} visible cells; the RL interface numbers at "
+            f"most {MAX_SLOTS}"
+        )
+    return cells
+
+
+# ==== the layout =================================================================================
+class _DeckStats:
+    """Per-deck constants: card features and the bounds they are scaled by."""
+
+    def __init__(self, deck: Deck) -> None:
+        shops = [s for c in deck.cards for s in c.shops.values()]
+        self.max_req = max([1, *(max(s.requires) for s in shops)])
+        self.max_vp = max([1, *(s.vp for s in shops)])
+        self.max_cake = max(
+            [1, *(cell.value for c in deck.cards for row in c.cells for cell in row)]
+        )
+        self.index = {c.id: i for i, c in enumerate(deck.cards)}
+        self.ids = [c.id for c in deck.cards]
+        self.plans = [c.id for c in deck.cards if c.kind == "plan"]
+        self.espresso = [c.id for c in deck.cards if c.kind == "espresso"]
+        self.card_table = np.zeros((len(deck.cards), CARD_FEATURES), dtype=np.float32)
+        for i, card in enumerate(deck.cards):
+            self.card_table[i] = self._card_features(card)
+
+    def _card_features(self, card: CardSpec) -> Tensor:
+        out = np.zeros(CARD_FEATURES, dtype=np.float32)
+        for k, cell in enumerate(c for row in card.cells for c in row):
+            base = k * CELL_FEATURES
+            out[base + cell.kind] = 1
+            if cell.colour >= 0:
+                out[base + KINDS + cell.colour] = 1
+            out[base + KINDS + COLOURS] = cell.value / self.max_cake
+            if cell.kind is CellKind.SHOP:
+                spec = card.shops[cell.shop]
+                for colour, n in enumerate(spec.requires):
+                    out[base + KINDS + COLOURS + 1 + colour] = n / self.max_req
+                out[base + CELL_FEATURES - 1] = spec.vp / self.max_vp
+        out[-2] = card.has_cup
+        out[-1] = card.star
+        return out
+
+
+_STATS: dict[str, _DeckStats] = {}
+_LAYOUTS: dict[tuple[str, int], TensorLayout] = {}
+
+
+def _stats(deck: Deck) -> _DeckStats:
+    stats = _STATS.get(deck.digest)
+    if stats is None:
+        stats = _STATS[deck.digest] = _DeckStats(deck)
+    return stats
+
+
+def observation_layout(game: CafeGame, num_players: int) -> TensorLayout:
+    """The named slices of the observation for `num_players` (the same for every variant).
+    Seats are relative: `p0` is the observing seat, `p1` the next seat clockwise, ..."""
+    key = (game.deck.digest, num_players)
+    layout = _LAYOUTS.get(key)
+    if layout is not None:
+        return layout
+    if not 1 <= num_players <= MAX_PLAYERS:
+        raise DataError(f"Café is played by 1 to 4 players, not {num_players}")
+    cards = len(game.deck.cards)
+    fields = [
+        Field("players", (MAX_PLAYERS,), 1, "number of players, one-hot (index n-1)"),
+        Field("options", (5,), 1, "advanced mode, espresso, promos leao, coffee-mine, atlas"),
+        Field("seat", (MAX_PLAYERS,), 1, "the observing seat's number, one-hot"),
+        Field("round", (ROUNDS,), 1, "round 1-8, one-hot"),
+        Field("phase", (4,), 1, "auction, draft, turns, over; one-hot"),
+        Field("counts", (3,), cards / 10, "deck size, cards removed unseen, discards; / 10"),
+        Field("supply", (COLOURS,), 1, "cubes in the supply per colour Y B G R / 35"),
+        Field("master", (MAX_PLAYERS,), 1, "the master token's seat, relative, one-hot"),
+        Field(
+            "draft_order",
+            (MAX_PLAYERS, MAX_PLAYERS),
+            1,
+            "[relative seat, k]: the seat picks k-th among those still to pick",
+        ),
+        Field(
+            "auction_stakes",
+            (MAX_PLAYERS,),
+            STAKE_CAP / 10,
+            "auction phase: stake per relative seat / 10",
+        ),
+        Field("auction_passed", (MAX_PLAYERS,), 1, "auction phase: seat has passed"),
+        Field("auction_bidder", (MAX_PLAYERS,), 1, "auction phase: the bidder, one-hot"),
+        Field("auction_bid_open", (1,), STAKE_CAP / 10, "auction phase: cubes in the open bid"),
+        Field(
+            "cards",
+            (len(CARD_STATUS), cards),
+            1,
+            "per deck card (file order): on display, in a hand, placed in an area, "
+            "discarded, removed by rule (★), unseen (deck or removed at random)",
+        ),
+        Field(
+            "display",
+            (MAX_DISPLAY, 1 + CARD_FEATURES),
+            1,
+            "the cards on offer in display order: present, then the card's features",
+        ),
+    ]
+    grid_high = [1.0] * CH
+    for c in range(COLOURS):
+        grid_high[_C_CUBES + c] = CUBES_PER_COLOUR / 4
+    for i in range(num_players):
+        p = f"p{i}."
+        fields += [
+            Field(p + "company", (len(COMPANIES),), 1, "company, one-hot"),
+            Field(p + "warehouse", (COLOURS,), WAREHOUSE_CAP / 4, "warehouse cubes / 4"),
+            Field(p + "stage", (4,), 1, "wait, place, act, done; one-hot"),
+            Field(p + "ap", (1,), 1, "action points left / 8"),
+            Field(
+                p + "open",
+                (8,),
+                1,
+                "open action: none, dry, roast, deliver (one-hot); colours used Y B G R",
+            ),
+            Field(
+                p + "pending_fill",
+                (COLOURS,),
+                CUBES_PER_COLOUR / 4,
+                "scarce cubes held after a short Produce / 4",
+            ),
+            Field(p + "hand", (1 + CARD_FEATURES,), 1, "holds a card; the card's features"),
+            Field(
+                p + "score",
+                (3,),
+                (SCORE_CAP / 10, TOTAL_CUBES / 10, TOTAL_CUBES / 10),
+                "score as if the game ended now / 10; tie-breaks: roast, dry cubes / 10",
+            ),
+            Field(
+                p + "area",
+                (5,),
+                (CARDS_CAP / 9, MAX_SLOTS / 8, MAX_SLOTS / 8, 1, 1),
+                "cards placed / 9, visible cups / 8, visible ships / 8, "
+                "bounding box height, width / 21",
+            ),
+            Field(
+                p + "grid",
+                (GRID, GRID, CH),
+                tuple(grid_high),
+                "the area in its frame: [row, col, channel], channels as in CELL_CHANNELS",
+            ),
+        ]
+    slot_high = (1.0, 1.0, 1.0, *grid_high)
+    fields.append(
+        Field(
+            "slots",
+            (MAX_SLOTS, SLOT_FEATURES),
+            slot_high,
+            "the observer's visible cells in row-major order (the action space's slots): "
+            "present, frame row / 20, frame col / 20, then the cell's grid channels",
+        )
+    )
+    layout = _LAYOUTS[key] = TensorLayout(fields)
+    return layout
+
+
+def observation_shape(
+    game: CafeGame, num_players: int, options: Mapping[str, Any] | None = None
+) -> tuple[int]:
+    """The shape of `observation_tensor` (one flat vector; the same for every variant)."""
+    if options is not None:
+        game.normalize_options(options)
+    return (observation_layout(game, num_players).size,)
+
+
+# ==== the tensor =================================================================================
+def observation_tensor(state: CafeState, seat: int) -> Tensor:
+    """What `seat` may know about `state`, as a flat float32 vector (docs/rl.md)."""
+    n = state.num_players
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+        raise DataError(f"there is no seat {seat!r} in a {n}-player game")
+    game = state.game
+    layout = observation_layout(game, n)
+    stats = _stats(game.deck)
+    off = layout.offsets
+    out = np.zeros(layout.size, dtype=np.float32)
+    idx: list[int] = []  # positions set to 1
+    sparse: dict[int, float] = {}  # other values
+
+    def rel(s: int) -> int:
+        return (s - seat) % n
+
+    rules: CafeRules = state.rules
+    idx.append(off["players"] + n - 1)
+    flags = (rules.advanced, rules.espresso, *(card in rules.promos for card in PROMOS.values()))
+    idx.extend(off["options"] + i for i, on in enumerate(flags) if on)
+    idx.append(off["seat"] + seat)
+    idx.append(off["round"] + min(state.round, ROUNDS) - 1)
+    idx.append(off["phase"] + PHASES.index(state.phase))
+    removed_rule = state.removed_by_rule()
+    # (state.removed_unseen(), without listing the ★ cards twice)
+    counts = (len(state.deck), len(state.removed) - len(removed_rule), len(state.discard))
+    sparse.update((off["counts"] + i, v / 10) for i, v in enumerate(counts))
+    sparse.update((off["supply"] + c, v / CUBES_PER_COLOUR) for c, v in enumerate(state.supply))
+    idx.append(off["master"] + rel(state.master))
+    for k, s in enumerate(state.draft_order[:MAX_PLAYERS]):
+        idx.append(off["draft_order"] + rel(s) * MAX_PLAYERS + k)
+    if state.phase is Phase.AUCTION:  # the view shows the auction in its phase only
+        for s in range(n):
+            r = rel(s)
+            sparse[off["auction_stakes"] + r] = min(state.stakes[s], STAKE_CAP) / 10
+            if state.passed[s]:
+                idx.append(off["auction_passed"] + r)
+        if 0 <= state.bidder < n:
+            idx.append(off["auction_bidder"] + rel(state.bidder))
+        sparse[off["auction_bid_open"]] = min(state.bid_open, STAKE_CAP) / 10
+
+    # card status bitmaps
+    cards = len(stats.ids)
+    base = off["cards"]
+    index = stats.index
+    seen: set[str] = set()
+    hands = [p.hand for p in state.players if p.hand is not None]
+    placed = [pl.card for p in state.players for pl in p.area.cards]
+    for status, pile in enumerate((state.display, hands, placed, state.discard, removed_rule)):
+        row = base + status * cards
+        for card in pile:
+            if card in index:
+                idx.append(row + index[card])
+                seen.add(card)
+    # unseen: every card of this game that is nowhere in sight (the deck and the random
+    # removals together, worked out from what is visible, as a player would)
+    row = base + 5 * cards
+    in_game = [*stats.plans, *rules.promos, *(stats.espresso if rules.espresso else ())]
+    idx.extend(row + index[c] for c in in_game if c not in seen)
+
+    # the display
+    base = off["display"]
+    for k, card in enumerate(state.display[:MAX_DISPLAY]):
+        start = base + k * (1 + CARD_FEATURES)
+        out[start] = 1
+        out[start + 1 : start + 1 + CARD_FEATURES] = stats.card_table[index[card]]
+
+    # the seats
+    scores = state.scores()
+    for s, player in enumerate(state.players):
+        p = f"p{rel(s)}."
+        if player.company in COMPANIES:
+            idx.append(off[p + "company"] + COMPANIES.index(player.company))
+        sparse.update(
+            (off[p + "warehouse"] + c, min(v, WAREHOUSE_CAP) / 4)
+            for c, v in enumerate(player.warehouse)
+        )
+        idx.append(off[p + "stage"] + int(player.stage))
+        sparse[off[p + "ap"]] = min(player.ap, MAX_AP) / MAX_AP
+        idx.append(off[p + "open"] + int(player.open_kind))
+        idx.extend(off[p + "open"] + 4 + c for c in range(COLOURS) if player.open_colours >> c & 1)
+        sparse.update(
+            (off[p + "pending_fill"] + c, v / 4) for c, v in enumerate(player.pending_fill) if v
+        )
+        if player.hand is not None:
+            start = off[p + "hand"]
+            out[start] = 1
+            out[start + 1 : start + 1 + CARD_FEATURES] = stats.card_table[index[player.hand]]
+        score = scores[s]
+        tiebreak = (*score.tiebreak, 0, 0)[:2]
+        sparse[off[p + "score"]] = min(max(score.total, 0), SCORE_CAP) / 10
+        sparse[off[p + "score"] + 1] = tiebreak[0] / 10
+        sparse[off[p + "score"] + 2] = tiebreak[1] / 10
+        area = player.area
+        rows = [r for r, _ in area.top]
+        cols = [c for _, c in area.top]
+        summary = (
+            min(len(area.cards), CARDS_CAP) / 9,
+            area.cups / 8,
+            area.ships / 8,
+            min((max(rows) - min(rows) + 1) / GRID, 1.0),
+            min((max(cols) - min(cols) + 1) / GRID, 1.0),
+        )
+        sparse.update((off[p + "area"] + i, v) for i, v in enumerate(summary))
+        _area_cells(area, player, stats, off[p + "grid"], idx, sparse)
+
+    out[np.fromiter(idx, dtype=np.intp, count=len(idx))] = 1
+    if sparse:
+        k = len(sparse)
+        out[np.fromiter(sparse.keys(), dtype=np.intp, count=k)] = np.fromiter(
+            sparse.values(), dtype=np.float32, count=k
+        )
+
+    # the observer's slots: their frame coordinates and a copy of their grid channels
+    area = state.players[seat].area
+    r0, c0 = area_origin(area)
+    slots = area_slots(area)
+    start, stop = layout.span("p0.grid")
+    grid = out[start:stop].reshape(GRID, GRID, CH)
+    start, stop = layout.span("slots")
+    table = out[start:stop].reshape(MAX_SLOTS, SLOT_FEATURES)
+    k = len(slots)
+    frs = np.array([r - r0 for r, _ in slots], dtype=np.intp)
+    fcs = np.array([c - c0 for _, c in slots], dtype=np.intp)
+    table[:k, 0] = 1
+    table[:k, 1] = frs / (GRID - 1)
+    table[:k, 2] = fcs / (GRID - 1)
+    table[:k, 3:] = grid[frs, fcs]
+    return out
+
+
+_STATIC: dict[int, tuple[object, tuple[int, ...], float]] = {}
+
+
+def _static(cell: CellSpec, max_cake: int) -> tuple[tuple[int, ...], float]:
+    """The channels a printed cell sets to 1 (kind, colour) and its cake channel value
+    (cached by the cell object, which the cache keeps alive so its id stays unique)."""
+    entry = _STATIC.get(id(cell))
+    if entry is None or entry[0] is not cell:
+        ones = (int(cell.kind),) if cell.colour < 0 else (int(cell.kind), _C_COLOUR + cell.colour)
+        if len(_STATIC) > 100_000:
+            _STATIC.clear()
+        entry = _STATIC[id(cell)] = (cell, ones, cell.value / max_cake)
+    return entry[1], entry[2]
+
+
+def _area_cells(
+    area: BusinessArea,
+    player: PlayerState,
+    stats: _DeckStats,
+    base: int,
+    idx: list[int],
+    sparse: dict[int, float],
+) -> None:
+    """The frame's cells: flat indices set to 1 go to `idx`, other values to `sparse`."""
+    r0, c0 = area_origin(area)
+    area_slots(area)  # checks the size
+    cubes = area.cubes
+    shop_at = area.shop_at
+    shops = area.shops
+    max_cake = stats.max_cake
+    static = _STATIC
+    origin = base - (r0 * GRID + c0) * CH  # flat index of cell (r, c) = origin + (r*G + c)*CH
+    for pos, cell in area.top.items():
+        b = origin + (pos[0] * GRID + pos[1]) * CH
+        entry = static.get(id(cell))
+        if entry is None or entry[0] is not cell:
+            _static(cell, max_cake)
+            entry = static[id(cell)]
+        ones, cake = entry[1], entry[2]
+        for ch in ones:
+            idx.append(b + ch)
+        if cake:
+            sparse[b + _C_CAKE] = cake
+        held = cubes.get(pos)
+        if held is not None:
+            sparse[b + _C_CUBES + held[0]] = held[1] / 4
+        sid = shop_at.get(pos)
+        if sid is not None:
+            shop = shops[sid]
+            spec = shop.spec
+            if shop.available:
+                for colour in range(COLOURS):
+                    need = spec.requires[colour] - shop.cubes[colour]
+                    if need > 0:
+                        sparse[b + _C_NEEDS + colour] = need / stats.max_req
+                if shop.cubes == spec.requires:
+                    idx.append(b + _C_COMPLETE)
+            else:
+                idx.append(b + _C_UNAVAILABLE)
+            sparse[b + _C_VP] = spec.vp / stats.max_vp
+            if pos == shop.cells[0]:
+                idx.append(b + _C_ANCHOR)
+
+    def at(pos: Pos) -> int:
+        return origin + (pos[0] * GRID + pos[1]) * CH
+
+    if player.open_kind is not OpenKind.NONE:
+        idx.extend(at(pos) + _C_OPEN_GROUP for pos in player.open_group if pos in area.top)
+        idx.extend(at(pos) + _C_OPEN_CELL for pos in player.open_cells if pos in area.top)
+    if any(player.pending_fill):
+        idx.extend(at(pos) + _C_PENDING for pos in player.pending_cells)
+    idx.extend(at(pos) + _C_SUPPLY for pos in player.pending_supply)
+    if player.pending_deliver is not None:
+        idx.append(at(player.pending_deliver) + _C_DELIVER)
+
+
+__all__ = [
+    "CARD_FEATURES",
+    "CELL_CHANNELS",
+    "GRID",
+    "MARGIN",
+    "MAX_DISPLAY",
+    "MAX_SLOTS",
+    "area_origin",
+    "area_slots",
+    "observation_layout",
+    "observation_shape",
+    "observation_tensor",
+]

@@ -1,0 +1,193 @@
+"""Coffee Rush observation tensors for learning agents (docs/rl.md has the layout).
+
+`observation_tensor(state, seat)` is a flat float32 vector of what `seat` may know: it reads
+only the public parts of the state, the same information as `state.view(seat)`. The deck
+appears only as its size and as its contents (every card not in sight: a player can count
+them), never in its order, so the tensor never changes under
+`state.resample_hidden(seat, rng)`. `observation_shape(game, n, options)` is its shape and
+`observation_layout(game, n)` names every slice.
+
+Counts are raw (small integers); each slice declares its upper bound (the lower bound is 0).
+Seats are relative: `p0` is the observing seat, `p1` the next seat in turn order, ...
+
+This module needs numpy (the `rl` extra); nothing else in the game imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from coffeetable.core.errors import DataError
+from coffeetable.core.layout import Field, TensorLayout
+from coffeetable.games.coffee_rush.actions import UPGRADES
+from coffeetable.games.coffee_rush.cards import COUNTERS, CUPS, SQUARES, CardSet
+from coffeetable.games.coffee_rush.state import FREE_STEPS, Phase, RushState
+
+if TYPE_CHECKING:
+    from coffeetable.games.coffee_rush.game import CoffeeRushGame
+
+Tensor = npt.NDArray[np.float32]
+
+MAX_PLAYERS = 4
+MEEPLES = 2  #: meeples per seat at most (2 with two players, else 1)
+PHASES = (Phase.PLACE, Phase.SETUP_POUR, Phase.TURN, Phase.OVER)
+PILES = ("discarded", "removed", "unseen")
+
+_LAYOUTS: dict[tuple[str, int], TensorLayout] = {}
+
+
+def observation_layout(game: CoffeeRushGame, num_players: int) -> TensorLayout:
+    """The named slices of the observation for `num_players` (the same with or without the
+    less-luck option)."""
+    cards = game.cards
+    key = (cards.digest, num_players)
+    layout = _LAYOUTS.get(key)
+    if layout is not None:
+        return layout
+    if not 2 <= num_players <= MAX_PLAYERS:
+        raise DataError(f"Coffee Rush is played by 2 to 4 players, not {num_players}")
+    ings = len(cards.ingredients)
+    box = tuple(float(n) for n in cards.box)
+    copies = tuple(float(d.copies) for d in cards.drinks)
+    total = float(cards.total_cards)
+    fields = [
+        Field("players", (MAX_PLAYERS,), 1, "number of players, one-hot (index n-1)"),
+        Field("options", (1,), 1, "the less-luck set-up"),
+        Field("seat", (MAX_PLAYERS,), 1, "the observing seat's number (0 starts), one-hot"),
+        Field("phase", (4,), 1, "place, setup_pour, turn, over; one-hot"),
+        Field("to_move", (MAX_PLAYERS,), 1, "the seat to act, relative, one-hot"),
+        Field("closed", (1,), 1, "the start-player token is CLOSED (last round)"),
+        Field("deck_size", (1,), total, "cards in the deck"),
+        Field("supply", (ings,), box, "ingredient tokens in the supply (box order)"),
+        Field("rush_supply", (1,), float(cards.rush), "rush tokens in the supply"),
+        Field("board", (SQUARES, ings), 1, "the ingredient of each square a1..d4, one-hot"),
+        Field("specialties", (ings,), 1, "the specialty ingredients"),
+        Field("turn_stage", (3,), 1, "turn phase: move, pour, serve; one-hot"),
+        Field("turn_moving", (SQUARES,), 1, "turn phase: the moving meeple's square"),
+        Field(
+            "turn_steps",
+            (1,),
+            float(FREE_STEPS + cards.rush),
+            "turn phase: steps taken this turn",
+        ),
+        Field("hand", (ings,), box, "tokens taken and not poured yet (turn, setup_pour)"),
+        Field("turn_served", (1,), float(CUPS), "turn phase: orders served this turn"),
+        Field("turn_upgraded", (1,), 1, "turn phase: an upgrade was taken this turn"),
+        Field(
+            "piles",
+            (len(PILES), len(copies)),
+            copies,
+            "cards per drink (file order): discarded for upgrades, removed (less luck), "
+            "unseen (the deck's contents: every card not in sight)",
+        ),
+    ]
+    for i in range(num_players):
+        p = f"p{i}."
+        fields += [
+            Field(p + "meeples", (MEEPLES, SQUARES), 1, "each meeple's square, one-hot"),
+            Field(p + "cups", (CUPS, ings), box, "tokens in cups 1-3"),
+            Field(p + "counters", (COUNTERS, len(copies)), copies, "orders on counters 1-4"),
+            Field(p + "piles", (2,), total, "completed orders, penalty cards"),
+            Field(p + "upgrades", (len(UPGRADES),), 1, "upgrades taken: " + ", ".join(UPGRADES)),
+            Field(p + "rush", (1,), float(cards.rush), "rush tokens"),
+        ]
+    layout = _LAYOUTS[key] = TensorLayout(fields)
+    return layout
+
+
+def observation_shape(
+    game: CoffeeRushGame, num_players: int, options: Mapping[str, Any] | None = None
+) -> tuple[int]:
+    """The shape of `observation_tensor` (one flat vector; the same for both set-ups)."""
+    if options is not None:
+        game.normalize_options(options)
+    return (observation_layout(game, num_players).size,)
+
+
+def observation_tensor(state: RushState, seat: int) -> Tensor:
+    """What `seat` may know about `state`, as a flat float32 vector (docs/rl.md)."""
+    n = state.num_players
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+        raise DataError(f"there is no seat {seat!r} in a {n}-player game")
+    cards: CardSet = state.cards
+    layout = observation_layout(state.game, n)
+    off = layout.offsets
+    out = np.zeros(layout.size, dtype=np.float32)
+    ings = len(cards.ingredients)
+    drinks = len(cards.drinks)
+
+    def rel(s: int) -> int:
+        return (s - seat) % n
+
+    out[off["players"] + n - 1] = 1
+    out[off["options"]] = bool(state.options.get("less_luck"))
+    out[off["seat"] + seat] = 1
+    out[off["phase"] + PHASES.index(state.phase)] = 1
+    if state.phase is not Phase.OVER:
+        out[off["to_move"] + rel(state.current)] = 1
+    out[off["closed"]] = state.closed
+    out[off["deck_size"]] = len(state.deck)
+    start = off["supply"]
+    out[start : start + ings] = state.supply
+    out[off["rush_supply"]] = state.rush_supply
+    start = off["board"]
+    for sq, ing in enumerate(cards.board):
+        out[start + sq * ings + ing] = 1
+    start = off["specialties"]
+    for ing in cards.specialties:
+        out[start + ing] = 1
+    if state.phase is Phase.TURN:
+        out[off["turn_stage"] + int(state.stage)] = 1
+        if state.meeple >= 0:
+            out[off["turn_moving"] + state.meeples[state.current][state.meeple]] = 1
+        out[off["turn_steps"]] = state.steps
+        out[off["turn_served"]] = state.served
+        out[off["turn_upgraded"]] = state.upgraded
+    if state.phase in (Phase.TURN, Phase.SETUP_POUR):
+        start = off["hand"]
+        out[start : start + ings] = state.hand
+
+    # piles; unseen = every card not in sight (the deck's contents, not its order)
+    start = off["piles"]
+    unseen = [d.copies for d in cards.drinks]
+    for d in state.discarded:
+        out[start + d] += 1
+    for d in state.removed:
+        out[start + drinks + d] += 1
+    visible = [state.discarded, state.removed]
+    for s in range(n):
+        visible += [*state.counters[s], state.completed[s], state.penalties[s]]
+    for pile in visible:
+        for d in pile:
+            unseen[d] -= 1
+    out[start + 2 * drinks : start + 3 * drinks] = unseen
+
+    for s in range(n):
+        p = f"p{rel(s)}."
+        start = off[p + "meeples"]
+        for m, sq in enumerate(state.meeples[s][:MEEPLES]):
+            if sq >= 0:
+                out[start + m * SQUARES + sq] = 1
+        start = off[p + "cups"]
+        for c, cup in enumerate(state.cups[s]):
+            out[start + c * ings : start + (c + 1) * ings] = cup
+        start = off[p + "counters"]
+        for k, counter in enumerate(state.counters[s]):
+            for d in counter:
+                out[start + k * drinks + d] += 1
+        start = off[p + "piles"]
+        out[start] = len(state.completed[s])
+        out[start + 1] = len(state.penalties[s])
+        start = off[p + "upgrades"]
+        for k in range(len(UPGRADES)):
+            if state.upgrades[s] >> k & 1:
+                out[start + k] = 1
+        out[off[p + "rush"]] = state.rush[s]
+    return out
+
+
+__all__ = ["observation_layout", "observation_shape", "observation_tensor"]

@@ -1,0 +1,70 @@
+"""coffeetable's research interface (docs/rl.md): fixed action spaces and masks, per-seat
+observation tensors, PettingZoo AEC environments (`cafe_v0`, `coffee_rush_v0`), a Gymnasium
+environment for solo Café (`CafeSoloEnv`, id `coffeetable/CafeSolo-v0`) and vectorised
+random rollouts.
+
+Needs the `rl` extra: `pip install 'coffeetable[rl]'` (numpy, gymnasium, pettingzoo).
+Importing this package registers the environments with Gymnasium
+(`gymnasium.make("coffeetable/CafeSolo-v0")`) and PettingZoo
+(`pettingzoo.make("aec", "coffeetable/cafe_v0")`, where that registry exists).
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import pettingzoo
+
+from coffeetable.rl.aec import REWARDS, CoffeetableAECEnv, final_rewards
+from coffeetable.rl.observations import (
+    observation_box,
+    observation_layout,
+    observation_shape,
+    observation_tensor,
+)
+from coffeetable.rl.rollouts import RolloutBatch, random_rollouts
+from coffeetable.rl.solo import CafeSoloEnv
+from coffeetable.rl.spaces import (
+    CAFE_ENGINE_CODE_BOUND,
+    ActionSpace,
+    CafeActionSpace,
+    RushActionSpace,
+    action_space,
+)
+
+CAFE_SOLO_ID = "coffeetable/CafeSolo-v0"
+AEC_IDS = {"coffeetable/cafe_v0": "cafe_v0", "coffeetable/coffee_rush_v0": "coffee_rush_v0"}
+
+
+def _register() -> None:
+    if CAFE_SOLO_ID not in gymnasium.registry:
+        gymnasium.register(id=CAFE_SOLO_ID, entry_point="coffeetable.rl.solo:CafeSoloEnv")
+    registry = getattr(pettingzoo, "aec_registry", None)
+    register = getattr(pettingzoo, "register", None)
+    if registry is None or register is None:  # PettingZoo before its registry (< 1.26)
+        return
+    for env_id, module in AEC_IDS.items():
+        if env_id not in registry:
+            register("aec", env_id, entry_point=f"coffeetable.rl.{module}:env")
+
+
+_register()
+
+__all__ = [
+    "AEC_IDS",
+    "CAFE_ENGINE_CODE_BOUND",
+    "CAFE_SOLO_ID",
+    "REWARDS",
+    "ActionSpace",
+    "CafeActionSpace",
+    "CafeSoloEnv",
+    "CoffeetableAECEnv",
+    "RolloutBatch",
+    "RushActionSpace",
+    "action_space",
+    "final_rewards",
+    "observation_box",
+    "observation_layout",
+    "observation_shape",
+    "observation_tensor",
+    "random_rollouts",
+]

@@ -1,0 +1,67 @@
+"""Observation tensors of every game behind one interface (layouts in docs/rl.md).
+
+The tensors themselves live with each game (`coffeetable.games.<game>.observation`): they
+read only the public state, the information of `state.view(seat)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+
+from coffeetable.core.game import Game, State
+from coffeetable.core.layout import TensorLayout
+
+
+def observation_module(game: Game) -> ModuleType:
+    """The game's observation module (`observation_tensor`, `observation_shape`,
+    `observation_layout`)."""
+    name = game.info.name
+    if name == "cafe":
+        from coffeetable.games.cafe import observation as cafe
+
+        return cafe
+    if name == "coffee-rush":
+        from coffeetable.games.coffee_rush import observation as rush
+
+        return rush
+    raise ValueError(f"no observation tensor for the game {name!r}")
+
+
+def observation_tensor(state: State, seat: int) -> npt.NDArray[np.float32]:
+    """What `seat` may know about `state`, as the game's flat float32 vector."""
+    out: npt.NDArray[np.float32] = observation_module(state.game).observation_tensor(state, seat)
+    return out
+
+
+def observation_layout(game: Game, num_players: int) -> TensorLayout:
+    """The named slices of the game's observation for `num_players`."""
+    layout: TensorLayout = observation_module(game).observation_layout(game, num_players)
+    return layout
+
+
+def observation_shape(
+    game: Game, num_players: int, options: Mapping[str, Any] | None = None
+) -> tuple[int]:
+    shape: tuple[int] = observation_module(game).observation_shape(game, num_players, options)
+    return shape
+
+
+def observation_box(game: Game, num_players: int) -> gymnasium.spaces.Box:
+    """The Gymnasium Box of the observation: float32, 0 to each slice's declared bound."""
+    layout = observation_layout(game, num_players)
+    return gymnasium.spaces.Box(layout.low(), layout.high(), dtype=np.float32)
+
+
+__all__ = [
+    "observation_box",
+    "observation_layout",
+    "observation_module",
+    "observation_shape",
+    "observation_tensor",
+]

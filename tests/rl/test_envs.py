@@ -1,0 +1,203 @@
+"""The PettingZoo AEC environments and the Gymnasium solo environment pass their libraries'
+own checkers, and play real games with the documented rewards."""
+
+from __future__ import annotations
+
+import random
+
+import gymnasium
+import numpy as np
+import pettingzoo
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+
+import coffeetable.rl as rl
+from coffeetable.core.errors import DataError, IllegalActionError
+from coffeetable.rl import CafeSoloEnv, cafe_v0, coffee_rush_v0, final_rewards
+
+from .helpers import random_game
+
+#: api_test's advice for Box observations: classic games with masks use dicts, as we do
+KNOWN = [
+    "ignore:Observation space for each agent probably should be:UserWarning",
+    "ignore:Observation is not a NumPy array:UserWarning",
+]
+
+AEC = [
+    (cafe_v0, {"num_players": 1}),
+    (cafe_v0, {"num_players": 2}),
+    (cafe_v0, {"num_players": 3, "variant": "advanced", "espresso": True}),
+    (cafe_v0, {"num_players": 4, "promos": ["leao"], "reward": "score"}),
+    (coffee_rush_v0, {"num_players": 2}),
+    (coffee_rush_v0, {"num_players": 4, "less_luck": True, "reward": "score"}),
+]
+
+
+def aec_id(case: tuple[object, dict[str, object]]) -> str:
+    module, kwargs = case
+    return str(getattr(module, "__name__", "")).rsplit(".", 1)[-1] + str(sorted(kwargs.items()))
+
+
+@pytest.mark.filterwarnings(*KNOWN)
+@pytest.mark.parametrize("case", AEC, ids=aec_id)
+def test_pettingzoo_api_and_seed(case) -> None:  # type: ignore[no-untyped-def]
+    module, kwargs = case
+    api_test(module.env(**kwargs), num_cycles=200)
+    seed_test(lambda: module.env(**kwargs), num_cycles=100)
+
+
+def play(env, rng: random.Random) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """One whole game with random masked actions; the final cumulative rewards."""
+    final: dict[str, float] = {}
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            final[agent] = reward
+            env.step(None)
+            continue
+        mask = obs["action_mask"]
+        env.step(int(rng.choice(list(np.flatnonzero(mask)))))
+    return final
+
+
+@pytest.mark.parametrize("mode", ["win", "score"])
+def test_aec_rewards_at_the_end(mode: str) -> None:
+    env = cafe_v0.raw_env(num_players=3, reward=mode)
+    env.reset(seed=11)
+    state_seen = []
+    final = {}
+    rng = random.Random(1)
+    for agent in env.agent_iter():
+        obs, reward, terminated, _, _ = env.last()
+        if terminated:
+            final[agent] = reward
+            env.step(None)
+            continue
+        assert reward == 0
+        assert agent == f"player_{min(env.state.current_seats())}"  # lowest seat first
+        state_seen.append(env.state)
+        env.step(int(rng.choice(list(np.flatnonzero(obs["action_mask"])))))
+    expected = final_rewards(state_seen[-1], mode)
+    assert [final[f"player_{i}"] for i in range(3)] == pytest.approx(expected)
+    if mode == "win":
+        assert sum(expected) == pytest.approx(0)
+
+
+def test_final_rewards_formulas() -> None:
+    *_, state = random_game("coffee-rush", 3, {}, seed=3)
+    totals = [s.total for s in state.scores()]
+    win = final_rewards(state, "win")
+    winners = state.winners()
+    assert all(win[s] > 0 for s in winners) or len(winners) == 3
+    assert sum(win) == pytest.approx(0)
+    score = final_rewards(state, "score")
+    assert score[0] == pytest.approx(totals[0] - (totals[1] + totals[2]) / 2)
+
+
+def test_aec_reset_seed_is_the_game_seed() -> None:
+    env = coffee_rush_v0.raw_env(num_players=3)
+    env.reset(seed=42)
+    from coffeetable import find_game
+
+    expected = find_game("coffee-rush").new_initial_state(3, 42)
+    assert env.state.to_json() == expected.to_json()
+    env.reset()
+    first = env.state.to_json()
+    env.reset(seed=42)
+    env.reset()
+    assert env.state.to_json() == first  # unseeded resets follow the last seed
+
+
+def test_aec_illegal_actions() -> None:
+    raw = cafe_v0.raw_env(num_players=2)
+    raw.reset(seed=1)
+    mask = raw.observe(raw.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    before = raw.state.to_json()
+    with pytest.raises(IllegalActionError, match="not legal now"):
+        raw.step(illegal)
+    assert raw.state.to_json() == before
+    env = cafe_v0.env(num_players=2, illegal_reward=-1.0)
+    env.reset(seed=1)
+    agent = env.agent_selection
+    env.step(illegal)  # PettingZoo logs "Illegal move made" and ends the game
+    assert all(env.terminations.values())
+    assert env.rewards[agent] == -1.0
+
+
+def test_aec_bad_options() -> None:
+    with pytest.raises(DataError):
+        cafe_v0.env(num_players=1, variant="advanced")
+    with pytest.raises(DataError):
+        coffee_rush_v0.env(num_players=1)
+    with pytest.raises(DataError):
+        cafe_v0.env(reward="elo")
+
+
+def test_registries() -> None:
+    assert rl.CAFE_SOLO_ID in gymnasium.registry
+    if hasattr(pettingzoo, "make"):
+        env = pettingzoo.make("aec", "coffeetable/coffee_rush_v0", num_players=2)
+        env.reset(seed=0)
+        assert env.agents == ["player_0", "player_1"]
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"shaping": "estimate"}, {"espresso": True, "promos": ["atlas"]}]
+)
+def test_gymnasium_check_env(kwargs) -> None:  # type: ignore[no-untyped-def]
+    check_env(CafeSoloEnv(**kwargs), skip_render_check=True)
+
+
+def test_gymnasium_make_and_render() -> None:
+    env = gymnasium.make(rl.CAFE_SOLO_ID, render_mode="ansi")
+    check_env(env.unwrapped)
+    env.reset(seed=3)
+    text = env.render()
+    assert isinstance(text, str) and "Café" in text
+
+
+@pytest.mark.parametrize("shaping", [None, "estimate"])
+def test_solo_return_is_the_final_score(shaping: str | None) -> None:
+    env = CafeSoloEnv(shaping=shaping)
+    obs, info = env.reset(seed=5)
+    start = env.state.clone()
+    rng = np.random.default_rng(0)
+    total, terminated = 0.0, False
+    while not terminated:
+        assert env.observation_space.contains(obs)
+        legal = np.flatnonzero(info["action_mask"])
+        others = [i for i in legal if i != env.actions.offsets["end"]]
+        pick = rng.choice(others if others and rng.random() < 0.9 else legal)
+        obs, reward, terminated, truncated, info = env.step(pick)
+        assert not truncated
+        total += reward
+    final = env.state.scores()[0].total
+    assert info["score"] == final and not info["action_mask"].any()
+    if shaping is None:
+        assert total == final
+    else:
+        from coffeetable.bots.heuristics import value
+
+        assert total == pytest.approx(final - value(start, 0))
+
+
+def test_solo_illegal_actions() -> None:
+    env = CafeSoloEnv()
+    _, info = env.reset(seed=2)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    before = env.state.to_json()
+    _, reward, terminated, _, info = env.step(illegal)
+    assert reward == -1.0 and info["illegal_action"] and not terminated
+    assert env.state.to_json() == before
+    strict = CafeSoloEnv(illegal="raise")
+    strict.reset(seed=2)
+    with pytest.raises(IllegalActionError, match="not legal now"):
+        strict.step(illegal)
+    short = CafeSoloEnv(max_steps=3)
+    short.reset(seed=2)
+    results = [short.step(illegal) for _ in range(3)]
+    assert [r[3] for r in results] == [False, False, True]
+    with pytest.raises(DataError):
+        CafeSoloEnv(variant="advanced")
