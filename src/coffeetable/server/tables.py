@@ -490,7 +490,12 @@ class TableService:
         the state before it)."""
         name = live.names[seat] if seat < len(live.names) else f"seat {seat}"
         notation = action.notation()
-        words = before.describe(seat, action) if before is not None else notation
+        words = notation
+        if before is not None:
+            try:
+                words = before.describe(seat, action)
+            except Exception:  # the move is stored already: a log-text bug must not stop it
+                log.exception("describe failed at table %s", live.meta.id)
         return {"version": version, "seat": seat, "action": notation, "text": f"{name} {words}"}
 
     def _seat_payload(self, live: LiveTable, seat: int | None) -> dict[str, Any]:

@@ -1,0 +1,70 @@
+// The HTTP API (docs/server.md). Every error becomes an ApiError with the server's code;
+// errorText() turns a code into a sentence in the player's language.
+
+import { has, t } from "./i18n.js";
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function request(method, path, body) {
+  const init = { method, headers: {}, credentials: "same-origin" };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (err) {
+    throw new ApiError(0, "network", String(err));
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const error = (data && data.error) || {};
+    throw new ApiError(response.status, error.code || "http", error.message || response.statusText);
+  }
+  return data;
+}
+
+export const api = {
+  get: (path) => request("GET", path),
+  post: (path, body) => request("POST", path, body),
+
+  me: () => request("GET", "/api/me"),
+  register: (name, password) => request("POST", "/api/register", { name, password }),
+  login: (name, password) => request("POST", "/api/login", { name, password }),
+  guest: () => request("POST", "/api/guest"),
+  logout: () => request("POST", "/api/logout"),
+  games: () => request("GET", "/api/games"),
+  tables: (status) => request("GET", status ? `/api/tables?status=${status}` : "/api/tables"),
+  table: (id) => request("GET", `/api/tables/${encodeURIComponent(id)}`),
+  createTable: (spec) => request("POST", "/api/tables", spec),
+  join: (id, body) => request("POST", `/api/tables/${encodeURIComponent(id)}/join`, body || {}),
+  leave: (id) => request("POST", `/api/tables/${encodeURIComponent(id)}/leave`),
+  start: (id) => request("POST", `/api/tables/${encodeURIComponent(id)}/start`),
+  rematch: (id) => request("POST", `/api/tables/${encodeURIComponent(id)}/rematch`),
+  hint: (id) => request("POST", `/api/tables/${encodeURIComponent(id)}/hint`),
+  log: (id) => request("GET", `/api/tables/${encodeURIComponent(id)}/log`),
+  replay: (id, n) => request("GET", `/api/tables/${encodeURIComponent(id)}/replay/${n}`),
+  recordUrl: (id) => `/api/tables/${encodeURIComponent(id)}/record`,
+  leaderboard: (game) => request("GET", `/api/leaderboard/${encodeURIComponent(game)}`),
+  ratings: (name, game) =>
+    request("GET", `/api/users/${encodeURIComponent(name)}/ratings/${encodeURIComponent(game)}`),
+};
+
+/** A sentence for the player: the error's code in their language (never a stack trace). */
+export function errorText(err) {
+  const code = err && err.code ? err.code : "unknown";
+  if (has(`error.${code}`)) return t(`error.${code}`);
+  return t("error.unknown");
+}

@@ -1,0 +1,96 @@
+// Every string a player sees comes from static/i18n/{lang}.json (docs/web.md).
+//
+// t("lobby.title")                       -> the string
+// t("table.seat", {n: 2})                -> "{n}" replaced (values are text, never markup)
+// tn("cafe.stake", 3)                    -> the plural form for 3 ("cafe.stake.one/few/many/other")
+
+export const LANGUAGES = [
+  { code: "en", name: "English" },
+  { code: "pt", name: "Português" },
+  { code: "ru", name: "Русский" },
+  { code: "uk", name: "Українська" },
+];
+
+const STORAGE_KEY = "coffeetable.lang";
+let current = "en";
+let strings = {};
+let fallback = {};
+const listeners = new Set();
+
+async function load(code) {
+  const response = await fetch(`/i18n/${code}.json`, { cache: "no-cache" });
+  if (!response.ok) throw new Error(`no strings for ${code}`);
+  return response.json();
+}
+
+function chooseInitial() {
+  const saved = localStorage.getItem(STORAGE_KEY);
+  if (saved && LANGUAGES.some((l) => l.code === saved)) return saved;
+  for (const wanted of navigator.languages || [navigator.language || "en"]) {
+    const base = String(wanted).toLowerCase().split("-")[0];
+    if (LANGUAGES.some((l) => l.code === base)) return base;
+  }
+  return "en";
+}
+
+export async function initI18n() {
+  fallback = await load("en");
+  await setLanguage(chooseInitial(), { quiet: true });
+}
+
+export async function setLanguage(code, { quiet = false } = {}) {
+  if (!LANGUAGES.some((l) => l.code === code)) code = "en";
+  if (!quiet) localStorage.setItem(STORAGE_KEY, code);
+  strings = code === "en" ? fallback : await load(code);
+  current = code;
+  document.documentElement.lang = code;
+  if (!quiet) for (const fn of listeners) fn(code);
+}
+
+export function language() {
+  return current;
+}
+
+export function onLanguageChange(fn) {
+  listeners.add(fn);
+}
+
+function fill(text, params) {
+  if (!params) return text;
+  return text.replace(/\{(\w+)\}/g, (whole, name) =>
+    Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : whole,
+  );
+}
+
+export function has(key) {
+  return key in strings || key in fallback;
+}
+
+export function t(key, params) {
+  const text = strings[key] ?? fallback[key];
+  if (text === undefined) {
+    console.warn("missing string", key);
+    return key;
+  }
+  return fill(text, params);
+}
+
+/** A string with a plural form chosen by the language's rules for `n`. */
+export function tn(key, n, params = {}) {
+  const rule = new Intl.PluralRules(current).select(n);
+  const p = { n, ...params };
+  for (const form of [rule, "other"]) {
+    const k = `${key}.${form}`;
+    if (k in strings) return fill(strings[k], p);
+  }
+  for (const form of [new Intl.PluralRules("en").select(n), "other"]) {
+    const k = `${key}.${form}`;
+    if (k in fallback) return fill(fallback[k], p);
+  }
+  return t(key, p);
+}
+
+/** t(key) when the key exists, else `otherwise` (for server values such as a part name). */
+export function tOr(key, otherwise, params) {
+  return has(key) ? t(key, params) : otherwise;
+}

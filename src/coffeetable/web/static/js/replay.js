@@ -1,0 +1,140 @@
+// Replay of a finished game: the public view after each move, step by step.
+
+import { api, errorText } from "./api.js";
+import { gameTitle, optionsSummary, scoreTable, seatBadge } from "./common.js";
+import { button, h, mount } from "./dom.js";
+import { t } from "./i18n.js";
+import { zoomControls } from "./table.js";
+
+const RENDERERS = {
+  cafe: () => import("./cafe.js"),
+  "coffee-rush": () => import("./rush.js"),
+};
+
+export function replayView(tableId, start = -1) {
+  const el = h("section", { class: "replay-page", id: "replay-page" });
+  const head = h("div", { class: "table-head" });
+  const bar = h("div", { class: "replay-bar card", id: "replay-bar" });
+  const boardBox = h("div", { class: "board-box board-readonly", id: "board" });
+  const side = h("aside", { class: "table-side" });
+  const results = h("div", { class: "replay-results" });
+  el.append(head, bar, results, h("div", { class: "table-body" }, boardBox, side));
+
+  let table = null;
+  let log = [];
+  let n = 0;
+  let total = 0;
+  let renderer = null;
+  const cache = new Map();
+  let loading = 0;
+
+  function renderHead() {
+    if (!table) return;
+    mount(head,
+      h("div", { class: "title" },
+        h("h1", {}, t("replay.title"), ": ", gameTitle(table.game)),
+        h("span", { class: "muted" }, optionsSummary(table.game, table.options))),
+      h("div", { class: "tools" },
+        zoomControls(el),
+        h("a", { href: api.recordUrl(table.id), class: "button small", download: `${table.id}.json`, id: "download-record" }, t("replay.download")),
+        h("a", { href: `#/table/${table.id}`, class: "button small" }, t("replay.to_table"))));
+  }
+
+  function renderBar() {
+    const move = n > 0 ? log[n - 1] : null;
+    const slider = h("input", {
+      type: "range", min: 0, max: total, value: n, id: "replay-slider", "aria-label": t("replay.jump"),
+      oninput: (e) => show(Number(e.target.value)),
+    });
+    mount(bar,
+      button("|◀", () => show(0), { class: "icon", title: t("replay.first"), "aria-label": t("replay.first"), id: "replay-first" }),
+      button("◀", () => show(n - 1), { class: "icon", title: t("replay.back"), "aria-label": t("replay.back"), id: "replay-back", disabled: n <= 0 }),
+      button("▶", () => show(n + 1), { class: "icon", title: t("replay.forward"), "aria-label": t("replay.forward"), id: "replay-forward", disabled: n >= total }),
+      button("▶|", () => show(total), { class: "icon", title: t("replay.last"), "aria-label": t("replay.last"), id: "replay-last" }),
+      slider,
+      h("span", { id: "replay-position" }, t("replay.position", { n, total })),
+      h("p", { class: "replay-move", id: "replay-move" }, move ? move.text : t("replay.start")));
+  }
+
+  function renderSide(view) {
+    mount(side,
+      h("div", { class: "card players" }, h("h2", {}, t("table.players")),
+        h("ul", { class: "player-list" }, table.seats.map((seat, i) => h("li", { class: ["player", (view.current_seats || []).includes(i) && "to-move"] },
+          h("span", { class: "turn-mark" }, (view.current_seats || []).includes(i) ? "▶" : ""),
+          seatBadge(seat, i),
+          h("span", {}, ""),
+          h("span", { class: "score" }, String(view.scores[i].total)))))),
+      h("div", { class: "card log" }, h("h2", {}, t("table.log")),
+        h("ol", { class: "log-lines" }, log.map((entry, i) => h("li", { class: i === n - 1 ? "current" : null, "data-version": entry.version },
+          h("span", { class: "dot", style: { background: `var(--seat-${entry.seat})` } }),
+          h("a", { href: "#", onclick: (e) => { e.preventDefault(); show(i + 1); } }, entry.text))))));
+    const list = side.querySelector(".log-lines");
+    const current = side.querySelector(".log-lines .current");
+    if (list && current) list.scrollTop = current.offsetTop - list.offsetTop - list.clientHeight / 2;
+  }
+
+  async function show(target) {
+    target = Math.max(0, Math.min(total, target));
+    n = target;
+    renderBar();
+    const ticket = ++loading;
+    try {
+      let data = cache.get(target);
+      if (!data) {
+        data = await api.replay(tableId, target);
+        cache.set(target, data);
+      }
+      if (ticket !== loading) return;
+      await renderer.update({ table, view: data.view, legal: [], seat: null, clock: null, over: data.view.over });
+      renderSide(data.view);
+      mount(results, data.view.over ? h("div", { class: "card", id: "replay-results" }, h("h2", {}, t("end.title")), scoreTable(table, data.view)) : null);
+    } catch (err) {
+      mount(boardBox, h("p", { class: "error-page" }, errorText(err)));
+    }
+  }
+
+  function onKey(event) {
+    if (event.target.closest("input, select, textarea")) return;
+    if (event.key === "ArrowLeft") show(n - 1);
+    else if (event.key === "ArrowRight") show(n + 1);
+    else if (event.key === "Home") show(0);
+    else if (event.key === "End") show(total);
+  }
+
+  return {
+    el,
+    async mounted() {
+      try {
+        table = await api.table(tableId);
+      } catch (err) {
+        mount(el, h("p", { class: "error-page", id: "replay-error" }, errorText(err)));
+        return;
+      }
+      if (table.status !== "finished") {
+        mount(el, h("div", { class: "card" }, h("p", { id: "replay-error" }, t("replay.not_finished")),
+          h("a", { href: `#/table/${table.id}`, class: "button" }, t("replay.to_table"))));
+        return;
+      }
+      total = table.version;
+      try {
+        log = await api.log(tableId);
+      } catch {
+        log = [];
+      }
+      const module = await RENDERERS[table.game]();
+      renderer = module.createRenderer({ act: () => false, interactive: false });
+      mount(boardBox, renderer.el);
+      renderHead();
+      document.addEventListener("keydown", onKey);
+      await show(start >= 0 ? start : total);
+    },
+    unmount() {
+      document.removeEventListener("keydown", onKey);
+      if (renderer) renderer.destroy();
+    },
+    relabel() {
+      renderHead();
+      if (table) show(n);
+    },
+  };
+}

@@ -1,0 +1,333 @@
+// Coffee Rush: the ingredient board with the meeples, every player's cups, order counters,
+// piles, upgrades and rush tokens. A turn is played step by step: every click sends one of
+// the server's `legal` steps, and the next possible steps are highlighted.
+
+import { SEAT_COLOURS, seatName } from "./common.js";
+import { button, h, mount, s } from "./dom.js";
+import { INGREDIENT_COLOURS, ingredientIcon, ingredientSvg } from "./icons.js";
+import { has, t, tn } from "./i18n.js";
+
+const UPGRADES = ["double-meeples", "diagonal", "double-corners", "double-specialties"];
+const COLUMNS = "abcd";
+let DATA = null;
+
+export async function loadRushData() {
+  if (!DATA) {
+    const response = await fetch("/data/coffee-rush.json");
+    DATA = await response.json();
+    DATA.byName = Object.fromEntries(DATA.drinks.map((d) => [d.name, d]));
+  }
+  return DATA;
+}
+
+export function ingredientName(name) {
+  return has(`ing.${name}`) ? t(`ing.${name}`) : name;
+}
+
+function squareOf(r, c) {
+  return `${COLUMNS[c]}${r + 1}`;
+}
+
+/** The steps in `legal`, sorted by kind. */
+function parseLegal(legal) {
+  const out = { place: new Set(), steps: [], stop: false, end: false, upgrades: new Set(), pours: [], empties: new Set(), serves: [] };
+  for (const a of legal) {
+    let m;
+    if ((m = /^place ([a-d][1-4])$/.exec(a))) out.place.add(m[1]);
+    else if ((m = /^([a-d][1-4])-([a-d][1-4])$/.exec(a))) out.steps.push({ from: m[1], to: m[2], action: a });
+    else if (a === "stop") out.stop = true;
+    else if (a === "end") out.end = true;
+    else if ((m = /^upgrade (\S+)$/.exec(a))) out.upgrades.add(m[1]);
+    else if ((m = /^pour (\S+) (\d)$/.exec(a))) out.pours.push({ ing: m[1], cup: Number(m[2]), action: a });
+    else if ((m = /^empty (\d)$/.exec(a))) out.empties.add(Number(m[1]));
+    else if ((m = /^serve (\d) (\d) (.+)$/.exec(a))) out.serves.push({ cup: Number(m[1]), counter: Number(m[2]), drink: m[3], action: a });
+  }
+  return out;
+}
+
+function chip(ing, attrs = {}) {
+  return h("span", { class: "chip", title: ingredientName(ing), "data-ing": ing, ...attrs }, ingredientSvg(ing, 18), h("span", { class: "chip-label" }, ingredientName(ing)));
+}
+
+function recipe(list) {
+  return h("span", { class: "recipe" }, list.map((ing) => h("span", { class: "recipe-ing", title: ingredientName(ing) }, ingredientSvg(ing, 16))));
+}
+
+export function createRenderer({ act, interactive = true }) {
+  const el = h("div", { class: "rush", id: "rush" });
+  const ui = { meeple: null, token: null };
+  let model = null;
+  let legal = parseLegal([]);
+  let hinted = null;
+
+  function send(action) {
+    ui.token = null;
+    ui.meeple = null;
+    hinted = null;
+    act(action);
+  }
+
+  // ---- the board ------------------------------------------------------------------------------
+  function board() {
+    const view = model.view;
+    const size = 88;
+    const pad = 18;
+    const svg = s("svg", {
+      class: "rush-board", viewBox: `0 0 ${size * 4 + pad * 2} ${size * 4 + pad * 2}`, role: "img",
+      "aria-label": t("rush.board"), id: "rush-board",
+    });
+    svg.append(s("rect", { x: 0, y: 0, width: size * 4 + pad * 2, height: size * 4 + pad * 2, rx: 14, fill: "#5a3d2b" }));
+    for (let c = 0; c < 4; c++) svg.append(s("text", { x: pad + c * size + size / 2, y: 13, class: "coord" }, COLUMNS[c]));
+    for (let r = 0; r < 4; r++) svg.append(s("text", { x: 8, y: pad + r * size + size / 2 + 4, class: "coord" }, String(r + 1)));
+    const occupied = new Map(); // square -> [{seat, index}]
+    view.players.forEach((p, seat) => p.meeples.forEach((sq, index) => {
+      if (sq) occupied.set(sq, [...(occupied.get(sq) || []), { seat, index }]);
+    }));
+    const movers = new Set(legal.steps.map((st) => st.from));
+    const targets = new Map(legal.steps.filter((st) => st.from === ui.meeple).map((st) => [st.to, st.action]));
+    // the meeple moving this turn (an index when both of the seat's meeples share a square)
+    const turn = view.turn || {};
+    let movingSquare = typeof turn.moving === "string" ? turn.moving : null;
+    if (typeof turn.moving === "number" && view.to_move !== null) movingSquare = view.players[view.to_move].meeples[turn.moving];
+    const hintSquares = new Set();
+    if (hinted) {
+      const m = /^(?:place )?([a-d][1-4])(?:-([a-d][1-4]))?$/.exec(hinted);
+      if (m) { hintSquares.add(m[2] || m[1]); }
+    }
+    for (let r = 0; r < 4; r++) {
+      for (let c = 0; c < 4; c++) {
+        const sq = squareOf(r, c);
+        const ing = DATA.board[r][c];
+        const x = pad + c * size;
+        const y = pad + r * size;
+        const placeable = legal.place.has(sq);
+        const target = targets.get(sq);
+        const mover = movers.has(sq);
+        const classes = ["square", placeable && "legal", target && "legal", mover && "mover", ui.meeple === sq && "selected", hintSquares.has(sq) && "hinted"];
+        const g = s("g", { class: classes, "data-square": sq, tabindex: placeable || target || mover ? 0 : null, role: placeable || target || mover ? "button" : null });
+        g.append(s("rect", { x: x + 3, y: y + 3, width: size - 6, height: size - 6, rx: 10, fill: tint(ing), class: "sq-bg" }));
+        if (DATA.corners.includes(sq)) g.append(s("path", { d: `M${x + 3} ${y + 22}V${y + 13}a10 10 0 0 1 10 -10H${x + 22}`, class: "corner-mark" }));
+        if (DATA.specialties.includes(ing)) g.append(s("path", { d: `M${x + size - 24} ${y + 3}h14v20l-7 -5l-7 5z`, class: "ribbon" }));
+        const here = occupied.get(sq) || [];
+        const iconX = here.length ? x + 10 : x + size / 2 - 17;
+        g.append(ingredientIcon(ing, iconX, y + 12, here.length ? 30 : 34));
+        const label = ingredientName(ing);
+        g.append(s("text", {
+          x: x + size / 2, y: y + size - 10, class: "sq-label",
+          // a long name is squeezed to fit its square
+          ...(label.length > 10 ? { textLength: size - 12, lengthAdjust: "spacingAndGlyphs" } : {}),
+        }, label));
+        here.forEach((m, k) => g.append(meeple(x + size - 22 - (here.length > 1 ? (1 - k) * 20 : 0), y + 36, m.seat)));
+        if (placeable || target) g.append(s("rect", { x: x + 3, y: y + 3, width: size - 6, height: size - 6, rx: 10, class: "sq-ring" }));
+        if (movingSquare === sq) g.append(s("rect", { x: x + 7, y: y + 7, width: size - 14, height: size - 14, rx: 8, class: "moving-ring" }));
+        const title = s("title", {}, `${sq}: ${ingredientName(ing)}${here.length ? ` — ${here.map((m) => seatName(model.table.seats[m.seat], m.seat)).join(", ")}` : ""}`);
+        g.append(title);
+        if (interactive) {
+          const click = () => {
+            if (placeable) send(`place ${sq}`);
+            else if (target) send(target);
+            else if (mover) { ui.meeple = sq; render(); }
+          };
+          g.addEventListener("click", click);
+          g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); click(); } });
+        }
+        svg.append(g);
+      }
+    }
+    return svg;
+  }
+
+  function tint(ing) {
+    const c = INGREDIENT_COLOURS[ing] || "#ccc";
+    return `color-mix(in srgb, ${c} 28%, #fbf6ee)`;
+  }
+
+  function meeple(cx, cy, seat) {
+    const colour = SEAT_COLOURS[seat % 4];
+    return s("g", { class: "meeple", "data-meeple-seat": seat },
+      s("path", { d: `M${cx - 10} ${cy + 14}c0-8 3-11 6-13a6.5 6.5 0 1 1 8 0c3 2 6 5 6 13z`, fill: colour, stroke: "#1d130c", "stroke-width": 1.6 }));
+  }
+
+  // ---- a player's area -------------------------------------------------------------------------
+  function cupBox(p, seat, i, mine) {
+    const n = i + 1;
+    const pourable = mine && ui.token && legal.pours.some((x) => x.ing === ui.token && x.cup === n);
+    const serves = mine ? legal.serves.filter((x) => x.cup === n) : [];
+    const hintedCup = mine && hinted && new RegExp(`^(pour \\S+|serve) ${n}\\b`).test(hinted);
+    const box = h("div", {
+      class: ["cup", pourable && "legal", serves.length && "ready", hintedCup && "hinted"], "data-cup": n, "data-seat": seat,
+      role: pourable ? "button" : null, tabindex: pourable ? 0 : null,
+      title: pourable ? t("rush.pour_here", { ing: ingredientName(ui.token), n }) : null,
+      onclick: pourable ? () => send(`pour ${ui.token} ${n}`) : null,
+    },
+    h("span", { class: "cup-no" }, t("rush.cup_n", { n })),
+    h("span", { class: "cup-tokens" }, p.cups[i].length ? p.cups[i].map((ing) => ingredientSvg(ing, 20)) : h("span", { class: "muted" }, t("rush.empty_cup"))),
+    mine && legal.empties.has(n) && p.cups[i].length
+      ? button(t("rush.empty"), (e) => { e.stopPropagation(); send(`empty ${n}`); }, { class: "tiny", "data-empty": n, title: t("rush.empty_help") }) : null);
+    return box;
+  }
+
+  function orderCard(name, seat, counter, mine) {
+    const drink = DATA.byName[name] || { recipe: [], special: false };
+    const serves = mine ? legal.serves.filter((x) => x.counter === counter && x.drink === name) : [];
+    return h("div", { class: ["order", drink.special && "special", serves.length && "servable"], "data-drink": name, "data-counter": counter },
+      h("span", { class: "order-name" }, drink.special ? h("span", { class: "star", title: t("rush.special") }, "★ ") : null, name),
+      recipe(drink.recipe),
+      serves.map((x) => button(t("rush.serve_from", { n: x.cup }), () => send(x.action), { class: "tiny primary", "data-serve": x.action })));
+  }
+
+  function upgradeTiles(p, mine) {
+    return h("div", { class: "upgrades" }, UPGRADES.map((u) => {
+      const flipped = p.upgrades.includes(u);
+      const can = mine && legal.upgrades.has(u);
+      return h(can ? "button" : "span", {
+        type: can ? "button" : null,
+        class: ["upgrade", flipped && "flipped", can && "legal"], "data-upgrade": u,
+        title: t(`rush.upgrade_${u}_help`),
+        onclick: can ? () => { if (confirm(t("rush.upgrade_confirm", { name: t(`rush.upgrade_${u}`) }))) send(`upgrade ${u}`); } : null,
+      }, t(`rush.upgrade_${u}`));
+    }));
+  }
+
+  function playerPanel(p, seat) {
+    const view = model.view;
+    const mine = interactive && seat === model.seat && model.legal.length > 0;
+    const toMove = view.to_move === seat;
+    const handTokens = toMove && view.turn ? view.turn.hand : [];
+    const pourableTokens = new Set(legal.pours.map((x) => x.ing));
+    const hand = toMove && handTokens.length
+      ? h("div", { class: "hand", id: seat === model.seat ? "my-hand" : null },
+        h("span", { class: "label" }, t(view.phase === "setup_pour" ? "rush.hand_setup" : "rush.hand")),
+        handTokens.map((ing, k) => {
+          const can = mine && pourableTokens.has(ing);
+          return chip(ing, {
+            class: ["chip", can && "legal", ui.token === ing && "selected"],
+            role: can ? "button" : null, tabindex: can ? 0 : null, "data-hand": k,
+            onclick: can ? () => { ui.token = ing; render(); } : null,
+          });
+        }))
+      : null;
+    return h("section", { class: ["rush-player", seat === model.seat && "mine", toMove && "to-move"], "data-player": seat, style: { "--seat": SEAT_COLOURS[seat % 4] } },
+      h("header", {},
+        h("span", { class: "dot", style: { background: SEAT_COLOURS[seat % 4] } }),
+        h("strong", { class: "seat-name" }, seatName(model.table.seats[seat], seat)),
+        h("span", { class: "stat", title: t("rush.rush_tokens"), "data-stat": "rush" }, "⚡ ", String(p.rush)),
+        h("span", { class: "stat", title: t("rush.completed"), "data-stat": "completed" }, "✓ ", String(p.completed.length)),
+        h("span", { class: ["stat", p.penalties.length >= 4 && "danger"], title: t("rush.penalties"), "data-stat": "penalties" }, "✗ ", String(p.penalties.length)),
+        h("span", { class: "stat score", title: t("score.total") }, t("rush.score_short", { n: view.scores[seat].total }))),
+      hand,
+      h("div", { class: "cups" }, [0, 1, 2].map((i) => cupBox(p, seat, i, mine))),
+      h("div", { class: "counters" }, [0, 1, 2, 3].map((i) => h("div", { class: ["counter", i === 3 && "last"], "data-counter-col": i + 1 },
+        h("span", { class: "counter-no", title: i === 3 ? t("rush.counter_last_help") : null }, t("rush.counter_n", { n: i + 1 })),
+        p.counters[i].map((name) => orderCard(name, seat, i + 1, mine))))),
+      upgradeTiles(p, mine),
+      h("div", { class: "piles muted" },
+        h("span", {}, tn("rush.completed_pile", p.completed.length)),
+        h("span", {}, tn("rush.penalty_pile", p.penalties.length))));
+  }
+
+  // ---- status and buttons ----------------------------------------------------------------------
+  function instruction() {
+    const view = model.view;
+    const mine = interactive && model.seat !== null && model.legal.length > 0;
+    if (view.over) return t("table.game_over");
+    const who = seatName(model.table.seats[view.to_move], view.to_move);
+    if (!mine) {
+      if (view.phase === "place") return t("rush.they_place", { name: who });
+      return t("rush.their_turn", { name: who });
+    }
+    if (view.phase === "place") return t("rush.do_place");
+    if (view.phase === "setup_pour") return ui.token ? t("rush.do_pour_cup", { ing: ingredientName(ui.token) }) : t("rush.do_setup_pour");
+    const turn = view.turn || {};
+    if (turn.stage === "move") {
+      if (legal.steps.length) {
+        const left = Math.max(0, 3 - turn.steps);
+        return ui.meeple
+          ? t("rush.do_step", { n: turn.steps + 1, left })
+          : t("rush.do_pick_meeple");
+      }
+      return t("rush.do_stop");
+    }
+    if (legal.pours.length) return ui.token ? t("rush.do_pour_cup", { ing: ingredientName(ui.token) }) : t("rush.do_pour");
+    if (legal.serves.length) return t("rush.do_serve");
+    return t("rush.do_end");
+  }
+
+  function actionBar() {
+    const mine = interactive && model.seat !== null && model.legal.length > 0;
+    const view = model.view;
+    const turn = view.turn || {};
+    const info = [];
+    if (view.phase === "turn" && turn.stage === "move" && view.to_move !== null) {
+      const extra = turn.steps >= 3 ? t("rush.rush_step") : "";
+      info.push(h("span", { class: "muted", id: "steps-taken" }, t("rush.steps_taken", { n: turn.steps }), extra ? ` ${extra}` : ""));
+    }
+    return h("div", { class: "action-bar" },
+      h("p", { class: ["instruction", mine && "mine"], id: "instruction" }, instruction()),
+      info,
+      mine && legal.stop ? button(t("rush.stop"), () => send("stop"), { class: "primary", id: "rush-stop" }) : null,
+      mine && legal.end ? button(t("rush.end_turn"), () => {
+        const leftover = (view.turn?.hand || []).length;
+        if (leftover && !confirm(tn("rush.end_confirm", leftover))) return;
+        send("end");
+      }, { class: legal.pours.length || legal.serves.length ? "" : "primary", id: "rush-end" }) : null);
+  }
+
+  function statusBar() {
+    const view = model.view;
+    return h("div", { class: "status-bar" },
+      h("span", { class: ["token", view.closed ? "closed" : "open"], id: "start-token", title: t("rush.token_help") },
+        t(view.closed ? "rush.token_closed" : "rush.token_open")),
+      h("span", { id: "deck-size" }, tn("rush.deck", view.deck_size)),
+      h("span", { title: t("rush.rush_supply") }, "⚡ ", t("rush.rush_supply_n", { n: view.rush_supply })),
+      h("span", { class: "supply" }, Object.entries(view.supply).map(([ing, n]) => h("span", { class: ["supply-item", n === 0 && "out"], title: ingredientName(ing) }, ingredientSvg(ing, 16), String(n)))));
+  }
+
+  /** Keep the selections valid for the new legal steps; pick the only choice. */
+  function syncSelection() {
+    const movers = new Set(legal.steps.map((st) => st.from));
+    if (movers.size === 1) ui.meeple = [...movers][0];
+    if (ui.meeple && !movers.has(ui.meeple)) ui.meeple = null;
+    const pourable = new Set(legal.pours.map((x) => x.ing));
+    if (ui.token && !pourable.has(ui.token)) ui.token = null;
+    if (!ui.token && pourable.size === 1) ui.token = [...pourable][0];
+  }
+
+  function render() {
+    if (!model || !DATA) return;
+    syncSelection();
+    const view = model.view;
+    const order = view.players.map((_, i) => i);
+    const mineFirst = model.seat !== null ? [model.seat, ...order.filter((i) => i !== model.seat)] : order;
+    mount(el,
+      statusBar(),
+      actionBar(),
+      h("div", { class: "rush-main" },
+        h("div", { class: "board-wrap" }, board()),
+        h("div", { class: "rush-players" }, mineFirst.map((i) => playerPanel(view.players[i], i)))));
+  }
+
+  return {
+    el,
+    async update(next) {
+      if (!model || model.version !== next.version) hinted = null; // a hint is for one position
+      model = next;
+      legal = parseLegal(interactive ? next.legal : []);
+      await loadRushData();
+      render();
+    },
+    seatInfo(i) {
+      if (!model || !model.view) return null;
+      const p = model.view.players[i];
+      return `⚡${p.rush} ✓${p.completed.length} ✗${p.penalties.length}`;
+    },
+    showHint(action) {
+      hinted = action;
+      const m = /^pour (\S+) \d$/.exec(action);
+      if (m) ui.token = m[1];
+      render();
+    },
+    relabel: render,
+    destroy() {},
+  };
+}

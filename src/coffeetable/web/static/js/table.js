@@ -1,0 +1,488 @@
+// A table: its seats before the start, then the game (Café or Coffee Rush), the players
+// with their clocks and scores, the game log, hints, and the end screen.
+
+import { api, errorText } from "./api.js";
+import { banner, go, requireLogin, session, toast } from "./app.js";
+import {
+  clockSummary, createdByMe, gameTitle, mySeat, rememberHost, optionsSummary, scoreTable, seatBadge, seatName, soloLabel, statusText,
+} from "./common.js";
+import { button, formatDuration, h, mount } from "./dom.js";
+import { t, tn } from "./i18n.js";
+import { TableSocket } from "./socket.js";
+
+const RENDERERS = {
+  cafe: () => import("./cafe.js"),
+  "coffee-rush": () => import("./rush.js"),
+};
+
+const ZOOM_KEY = "coffeetable.zoom";
+
+export function zoomLevel() {
+  const z = Number(localStorage.getItem(ZOOM_KEY) || "1");
+  return isFinite(z) && z >= 0.5 && z <= 2 ? z : 1;
+}
+
+/** Zoom buttons that scale `target` (a CSS variable, so SVGs grow with it). */
+export function zoomControls(target) {
+  const apply = (z) => {
+    localStorage.setItem(ZOOM_KEY, String(z));
+    target.style.setProperty("--zoom", String(z));
+  };
+  apply(zoomLevel());
+  const step = (d) => apply(Math.round(Math.min(2, Math.max(0.5, zoomLevel() + d)) * 10) / 10);
+  return h("span", { class: "zoom" },
+    button("−", () => step(-0.1), { class: "icon small", title: t("table.zoom_out"), "aria-label": t("table.zoom_out"), id: "zoom-out" }),
+    button("⟲", () => apply(1), { class: "icon small", title: t("table.zoom_reset"), "aria-label": t("table.zoom_reset") }),
+    button("+", () => step(0.1), { class: "icon small", title: t("table.zoom_in"), "aria-label": t("table.zoom_in"), id: "zoom-in" }));
+}
+
+export function tableView(tableId, { invite = null } = {}) {
+  const el = h("section", { class: "table-page", id: "table-page", "data-table": tableId });
+  invite = invite || localStorage.getItem(`coffeetable.invite.${tableId}`);
+  if (invite) localStorage.setItem(`coffeetable.invite.${tableId}`, invite);
+
+  const model = {
+    table: null, view: null, legal: [], seat: null, clock: null, clockAt: 0, version: -1, log: [],
+  };
+  let socket = null;
+  let renderer = null;
+  let rendererGame = null;
+  let connection = "connecting";
+  let endDismissed = false;
+  let hint = null; // {version, action, text}
+  let hintBusy = false;
+  let tick = null;
+
+  const head = h("div", { class: "table-head" });
+  const body = h("div", { class: "table-body" });
+  const boardBox = h("div", { class: "board-box", id: "board" });
+  const side = h("aside", { class: "table-side" });
+  const playersBox = h("div", { class: "card players", id: "players" });
+  const hintBox = h("div", { class: "card hint-box", id: "hint-box" });
+  const logBox = h("div", { class: "card log", id: "game-log" });
+  const endBox = h("div", { class: "end-overlay", id: "end-screen", hidden: true });
+  const preBox = h("div", { class: "card pregame", id: "pregame" });
+
+  el.append(head, body, endBox);
+
+  // ---- header line -------------------------------------------------------------------------------
+  function renderHead() {
+    const table = model.table;
+    if (!table) {
+      mount(head, h("h1", {}, t("table.loading")));
+      return;
+    }
+    const me = model.seat;
+    const watching = me === null && table.status === "running";
+    mount(head,
+      h("div", { class: "title" },
+        h("h1", {}, gameTitle(table.game)),
+        h("span", { class: "muted" }, optionsSummary(table.game, table.options)),
+        h("span", { class: ["status", table.status], id: "table-status" }, statusText(table.status)),
+        table.rated ? h("span", { class: "tag rated" }, t("lobby.rated")) : null,
+        watching ? h("span", { class: "tag", id: "spectating" }, t("table.spectating")) : null),
+      h("div", { class: "tools" },
+        h("span", { class: ["conn", connection], id: "conn-state" }, t(connection === "lost" ? "conn.lost_short" : `conn.${connection}`)),
+        zoomControls(el),
+        table.status === "running" && me !== null && !table.seats[me].replaced
+          ? button(t("table.leave_game"), leaveGame, { class: "small danger", id: "leave-game" }) : null,
+        table.status === "finished"
+          ? h("a", { href: `#/replay/${table.id}`, class: "button small", id: "open-replay" }, t("table.replay")) : null));
+  }
+
+  // ---- before the start: seats, invite, start ---------------------------------------------------
+  function renderPregame() {
+    const table = model.table;
+    const me = mySeat(table, session.user);
+    const free = table.seats.filter((s) => s.kind === "open").length;
+    const host = createdByMe(table.id, session.user);
+    const rows = table.seats.map((seat, i) => h("li", { class: "pre-seat", "data-seat": i },
+      seatBadge(seat, i, { me: i === me }),
+      seat.kind === "open" && me === null
+        ? button(t("table.take_seat"), () => join(i), { class: "small primary", "data-take-seat": i }) : null));
+    const actions = [];
+    if (me !== null) {
+      if (host) {
+        actions.push(button(t("table.start"), start, { class: "primary", id: "start-game", disabled: free > 0 }));
+      }
+      actions.push(button(t("table.leave_seat"), leaveSeat, { class: "small", id: "leave-seat" }));
+    }
+    let inviteBox = null;
+    if (table.private && invite) {
+      const link = `${location.origin}${location.pathname}#/table/${table.id}?invite=${encodeURIComponent(invite)}`;
+      const input = h("input", { readonly: true, value: link, id: "invite-link", onclick: (e) => e.target.select() });
+      inviteBox = h("div", { class: "invite" },
+        h("label", {}, t("table.invite_link"), input),
+        button(t("table.copy"), async () => {
+          try { await navigator.clipboard.writeText(link); toast(t("table.copied"), "info", 2000); } catch { input.select(); }
+        }, { class: "small" }));
+    }
+    mount(preBox,
+      h("h2", {}, t("table.waiting_title")),
+      h("p", { class: "muted" }, clockSummary(table.clock)),
+      h("ol", { class: "pre-seats" }, rows),
+      h("p", { id: "pregame-status" },
+        table.status === "aborted" ? t("table.aborted")
+          : free ? tn("table.waiting_players", free)
+            : host ? t("table.ready_to_start") : t("table.waiting_host")),
+      inviteBox,
+      h("div", { class: "actions" }, actions));
+  }
+
+  async function join(seat) {
+    if (!requireLogin()) return;
+    try {
+      const table = await api.join(tableId, { seat, ...(invite ? { invite } : {}) });
+      model.table = table;
+      renderAll();
+    } catch (err) {
+      toast(errorText(err));
+    }
+  }
+
+  async function leaveSeat() {
+    try {
+      model.table = await api.leave(tableId);
+      renderAll();
+    } catch (err) {
+      toast(errorText(err));
+    }
+  }
+
+  async function leaveGame() {
+    if (!confirm(t("table.leave_confirm"))) return;
+    try {
+      model.table = await api.leave(tableId);
+      renderAll();
+    } catch (err) {
+      toast(errorText(err));
+    }
+  }
+
+  async function start() {
+    try {
+      await api.start(tableId);
+    } catch (err) {
+      toast(errorText(err));
+    }
+  }
+
+  // ---- players, clocks, scores -------------------------------------------------------------------
+  function clockText(i) {
+    const c = model.clock;
+    if (!c || !c.remaining) return null;
+    const elapsed = (performance.now() - model.clockAt) / 1000;
+    const running = (c.running || []).includes(i);
+    if (c.settings && c.settings.kind === "turn_based") {
+      if (!running) return c.remaining[i] === null ? null : "";
+      const waited = (c.waiting?.[i] || 0) + elapsed;
+      const limit = c.remaining[i];
+      return limit === null || limit === undefined
+        ? t("clock.waiting_for", { time: formatDuration(waited) })
+        : formatDuration(Math.max(0, limit - elapsed));
+    }
+    const left = (c.remaining[i] ?? 0) - (running ? elapsed : 0);
+    return formatDuration(Math.max(0, left));
+  }
+
+  function renderPlayers() {
+    const { table, view } = model;
+    if (!view) {
+      mount(playersBox);
+      return;
+    }
+    const current = new Set(view.current_seats || []);
+    mount(playersBox,
+      h("h2", {}, t("table.players")),
+      h("ul", { class: "player-list" }, table.seats.map((seat, i) => {
+        const score = view.scores?.[i]?.total;
+        const extra = renderer && renderer.seatInfo ? renderer.seatInfo(i) : null;
+        const lowClock = model.clock && model.clock.settings?.kind === "realtime" && (model.clock.remaining?.[i] ?? 999) < 30;
+        return h("li", { class: ["player", current.has(i) && "to-move", i === model.seat && "mine"], "data-seat": i },
+          h("span", { class: "turn-mark", "aria-hidden": "true" }, current.has(i) ? "▶" : ""),
+          seatBadge(seat, i, { me: i === model.seat }),
+          extra ? h("span", { class: "seat-extra muted" }, extra) : null,
+          h("span", { class: "score", title: t("score.total") }, score === undefined ? "" : String(score)),
+          model.clock ? h("span", { class: ["clock", lowClock && "low", (model.clock.running || []).includes(i) && "running"], "data-clock": i }, clockText(i) || "") : null);
+      })),
+      turnLine());
+  }
+
+  function turnLine() {
+    const { view, table } = model;
+    if (!view) return null;
+    if (view.over) return h("p", { class: "turn-line", id: "turn-line" }, t("table.game_over"));
+    const current = view.current_seats || [];
+    if (model.seat !== null && current.includes(model.seat) && model.legal.length) {
+      return h("p", { class: "turn-line mine", id: "turn-line" }, t("table.your_turn"));
+    }
+    const names = current.map((i) => seatName(table.seats[i], i));
+    return h("p", { class: "turn-line", id: "turn-line" },
+      current.length ? t("table.waiting_for", { names: names.join(", ") }) : "");
+  }
+
+  function tickClocks() {
+    if (!model.clock) return;
+    for (const node of playersBox.querySelectorAll("[data-clock]")) {
+      node.textContent = clockText(Number(node.dataset.clock)) || "";
+    }
+  }
+
+  // ---- hint ---------------------------------------------------------------------------------------
+  function renderHint() {
+    const { table, view } = model;
+    if (!view || view.over || model.seat === null || table.rated || table.status !== "running") {
+      mount(hintBox);
+      hintBox.hidden = true;
+      return;
+    }
+    hintBox.hidden = false;
+    const canAsk = model.legal.length > 0;
+    const fresh = hint && hint.version === model.version;
+    mount(hintBox,
+      button(hintBusy ? t("hint.thinking") : t("hint.ask"), askHint, { class: "small", id: "hint-button", disabled: !canAsk || hintBusy }),
+      fresh ? h("p", { class: "hint-text", id: "hint-text" }, t("hint.suggests"), " ", h("q", {}, hint.text)) : null,
+      fresh && model.legal.includes(hint.action)
+        ? button(t("hint.play"), () => act(hint.action), { class: "small primary", id: "hint-play" }) : null);
+  }
+
+  async function askHint() {
+    hintBusy = true;
+    renderHint();
+    try {
+      hint = await api.hint(tableId);
+      if (renderer && renderer.showHint) renderer.showHint(hint.action);
+    } catch (err) {
+      toast(errorText(err));
+    }
+    hintBusy = false;
+    renderHint();
+  }
+
+  // ---- the log -----------------------------------------------------------------------------------
+  function logLine(entry) {
+    return h("li", { "data-version": entry.version },
+      h("span", { class: "dot", style: { background: `var(--seat-${entry.seat})` } }),
+      h("span", {}, entry.text));
+  }
+
+  function renderLog() {
+    const list = h("ol", { class: "log-lines", id: "log-lines" }, model.log.map(logLine));
+    mount(logBox, h("h2", {}, t("table.log")), list);
+    list.scrollTop = list.scrollHeight;
+  }
+
+  function appendLog(entry) {
+    model.log.push(entry);
+    const list = logBox.querySelector("#log-lines");
+    if (!list) {
+      renderLog();
+      return;
+    }
+    const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+    list.appendChild(logLine(entry));
+    if (atBottom) list.scrollTop = list.scrollHeight;
+  }
+
+  // ---- end screen ----------------------------------------------------------------------------------
+  function renderEnd() {
+    const { table, view } = model;
+    if (!view || !view.over) {
+      endBox.hidden = true;
+      return;
+    }
+    if (endDismissed) {
+      endBox.hidden = true;
+      return;
+    }
+    const winners = view.winners || [];
+    const names = winners.map((i) => seatName(table.seats[i], i));
+    const me = model.seat;
+    const iWon = me !== null && winners.includes(me);
+    const label = view.scores.length === 1 && view.scores[0].label ? soloLabel(view.scores[0].label) : null;
+    endBox.hidden = false;
+    mount(endBox, h("div", { class: "card end-card", role: "dialog", "aria-labelledby": "end-title" },
+      h("h2", { id: "end-title" }, t("end.title")),
+      h("p", { class: "result-line", id: "result-line" },
+        view.scores.length === 1 ? t("end.solo", { total: view.scores[0].total })
+          : iWon ? (winners.length > 1 ? t("end.you_share") : t("end.you_won"))
+            : tn("end.winners", winners.length, { names: names.join(", ") })),
+      label ? h("p", { class: "solo-label", id: "solo-label" }, t("end.rating"), " ", h("strong", {}, label)) : null,
+      scoreTable(table, view),
+      view.scores.length > 1 ? h("p", { class: "muted tiebreak" }, t(table.game === "cafe" ? "end.tiebreak_cafe" : "end.tiebreak_rush")) : null,
+      h("div", { class: "actions" },
+        me !== null ? button(t("end.rematch"), rematch, { class: "primary", id: "rematch" }) : null,
+        h("a", { href: `#/replay/${table.id}`, class: "button", id: "end-replay" }, t("end.replay")),
+        h("a", { href: api.recordUrl(table.id), class: "button", download: `${table.id}.json` }, t("end.download")),
+        button(t("end.see_board"), () => { endDismissed = true; renderEnd(); renderBoard(); }, { id: "end-close" }),
+        h("a", { href: "#/", class: "button" }, t("end.lobby")))));
+  }
+
+  async function rematch() {
+    try {
+      const table = await api.rematch(tableId);
+      rememberHost(table.id, session.user);
+      if (table.invite) localStorage.setItem(`coffeetable.invite.${table.id}`, table.invite);
+      go(`#/table/${table.id}`);
+    } catch (err) {
+      toast(errorText(err));
+    }
+  }
+
+  // ---- the board -----------------------------------------------------------------------------------
+  async function ensureRenderer() {
+    const game = model.table.game;
+    if (renderer && rendererGame === game) return;
+    const module = await RENDERERS[game]();
+    if (renderer) renderer.destroy();
+    renderer = module.createRenderer({ act, interactive: true });
+    rendererGame = game;
+  }
+
+  function renderBoard() {
+    const { table, view } = model;
+    if (!table) return;
+    if (table.status === "open" || table.status === "aborted" || !view) {
+      mount(body, preBox);
+      renderPregame();
+      return;
+    }
+    if (!body.contains(boardBox)) {
+      mount(body, boardBox, side);
+      mount(side, playersBox, hintBox, logBox);
+      renderLog();
+    }
+    if (renderer) {
+      if (!boardBox.contains(renderer.el)) mount(boardBox, renderer.el);
+      renderer.update({ ...model, over: view.over });
+    }
+    if (view.over && !side.querySelector("#show-results")) {
+      // the game is over: the results can be opened again from the side
+      const again = h("div", { class: "card" },
+        button(t("end.show"), () => { endDismissed = false; renderEnd(); }, { id: "show-results", class: "primary" }));
+      side.insertBefore(again, logBox);
+    }
+  }
+
+  function renderAll() {
+    renderHead();
+    renderBoard();
+    renderPlayers();
+    renderHint();
+    renderEnd();
+  }
+
+  // ---- playing ---------------------------------------------------------------------------------------
+  function act(action) {
+    if (!socket || !socket.connected) {
+      toast(t("error.offline"));
+      return false;
+    }
+    if (!model.legal.includes(action)) {
+      toast(t("error.illegal"));
+      return false;
+    }
+    hint = null;
+    return socket.act(action);
+  }
+
+  function onError(msg) {
+    const code = msg.code;
+    if (code === "changed") {
+      toast(t("error.changed"), "warn");
+      return;
+    }
+    const text = errorText({ code });
+    toast(text, code === "stale_version" ? "warn" : "error");
+    if (code === "stale_version" || code === "illegal") socket.sync();
+  }
+
+  async function onMessage(msg) {
+    if (msg.type === "snapshot") {
+      model.table = msg.table;
+      model.version = msg.version;
+      model.seat = msg.seat;
+      model.view = msg.view || null;
+      model.legal = msg.legal || [];
+      model.clock = msg.clock || null;
+      model.clockAt = performance.now();
+      model.log = [...(msg.log || [])];
+      if (model.view) await ensureRenderer();
+      renderAll();
+      renderLog();
+      el.dataset.version = String(msg.version);
+      el.dataset.legal = String(model.legal.length);
+    } else if (msg.type === "update") {
+      model.version = msg.version;
+      model.seat = msg.seat;
+      model.view = msg.view;
+      model.legal = msg.legal || [];
+      model.clock = msg.clock || null;
+      model.clockAt = performance.now();
+      if (msg.move) appendLog(msg.move);
+      await ensureRenderer();
+      renderBoard();
+      renderPlayers();
+      renderHint();
+      renderEnd();
+      el.dataset.version = String(msg.version);
+      el.dataset.legal = String(model.legal.length);
+    } else if (msg.type === "table") {
+      const wasOpen = model.table && model.table.status === "open";
+      model.table = msg.table;
+      if (model.table.status === "finished" || wasOpen) socket.sync();
+      renderHead();
+      renderBoard();
+      renderPlayers();
+    } else if (msg.type === "error") {
+      onError(msg);
+    }
+  }
+
+  function onStatus(status) {
+    connection = status;
+    if (status === "lost") banner(t("conn.lost"), "warn");
+    else if (status === "open") banner(null);
+    const node = head.querySelector("#conn-state");
+    if (node) {
+      node.className = `conn ${status}`;
+      node.textContent = t(status === "lost" ? "conn.lost_short" : `conn.${status}`);
+    } else {
+      renderHead();
+    }
+  }
+
+  function onFatal(code) {
+    mount(body, h("div", { class: "card" },
+      h("p", { class: "error-page", id: "table-error" }, t(code === "private" ? "error.private" : "error.no_table")),
+      h("a", { href: "#/", class: "button" }, t("end.lobby"))));
+  }
+
+  renderHead();
+  return {
+    el,
+    mounted() {
+      // one message at a time, in order (rendering may wait for game data)
+      let chain = Promise.resolve();
+      const message = (msg) => {
+        chain = chain.then(() => onMessage(msg)).catch((err) => console.error(err));
+      };
+      socket = new TableSocket(tableId, { invite, handlers: { message, status: onStatus, fatal: onFatal } });
+      socket.connect();
+      tick = setInterval(tickClocks, 250);
+    },
+    unmount() {
+      if (socket) socket.close();
+      clearInterval(tick);
+      if (renderer) renderer.destroy();
+      banner(null);
+    },
+    relabel() {
+      const again = side.querySelector("#show-results");
+      if (again) again.closest(".card").remove();
+      if (renderer && renderer.relabel) renderer.relabel();
+      renderAll();
+      renderLog();
+    },
+  };
+}

@@ -1,0 +1,136 @@
+"""Checks of the web client's files that need no browser: translations complete and
+consistent, every string the code asks for exists, every server error code has a sentence,
+no markup built from strings, nothing loaded from other sites, game data up to date."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.web.gamedata import STATIC, rendered
+
+I18N = STATIC / "i18n"
+JS = sorted((STATIC / "js").glob("*.js"))
+LANGUAGES = ("en", "pt", "ru", "uk")
+#: the plural forms each language needs (Unicode CLDR rules, as Intl.PluralRules uses them)
+PLURAL_FORMS = {
+    "en": {"one", "other"},
+    "pt": {"one", "other"},
+    "ru": {"one", "few", "many", "other"},
+    "uk": {"one", "few", "many", "other"},
+}
+SERVER = Path(__file__).resolve().parents[2] / "src" / "coffeetable" / "server"
+
+
+def strings(lang: str) -> dict[str, str]:
+    data = json.loads((I18N / f"{lang}.json").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def split(data: dict[str, str]) -> tuple[set[str], dict[str, set[str]]]:
+    """(plain keys, plural base key -> its forms)."""
+    forms = {"zero", "one", "two", "few", "many", "other"}
+    plural: dict[str, set[str]] = {}
+    for key in data:
+        base, _, last = key.rpartition(".")
+        if last in forms:
+            plural.setdefault(base, set()).add(last)
+    plain = {k for k in data if k.rpartition(".")[0] not in plural}
+    return plain, plural
+
+
+def placeholders(text: str) -> set[str]:
+    return set(re.findall(r"\{(\w+)\}", text))
+
+
+def test_every_language_has_every_string() -> None:
+    en_plain, en_plural = split(strings("en"))
+    assert len(en_plain) > 300
+    for lang in LANGUAGES:
+        data = strings(lang)
+        plain, plural = split(data)
+        assert plain == en_plain, (lang, plain ^ en_plain)
+        assert set(plural) == set(en_plural), (lang, set(plural) ^ set(en_plural))
+        for base, forms in plural.items():
+            assert forms == PLURAL_FORMS[lang], (lang, base, forms)
+        for key, text in data.items():
+            assert isinstance(text, str) and text.strip(), (lang, key)
+
+
+def test_translations_use_only_known_placeholders() -> None:
+    en = strings("en")
+    _, en_plural = split(en)
+    for lang in LANGUAGES:
+        data = strings(lang)
+        for key, text in data.items():
+            base = key.rpartition(".")[0]
+            if base in en_plural:
+                allowed = set().union(*(placeholders(en[f"{base}.{f}"]) for f in en_plural[base]))
+                allowed |= {"n", "colour", "colour_pl", "colour_gpl"}
+                assert placeholders(text) <= allowed, (lang, key, text)
+            else:
+                expected = placeholders(en[key])
+                if "colour" in expected:
+                    expected = (expected - {"colour"}) | {"colour", "colour_pl", "colour_gpl"}
+                    assert placeholders(text) <= expected and placeholders(text) & {
+                        "colour",
+                        "colour_pl",
+                        "colour_gpl",
+                    }, (lang, key, text)
+                else:
+                    assert placeholders(text) == expected, (lang, key, text)
+
+
+def test_every_string_the_code_uses_exists() -> None:
+    en_plain, en_plural = split(strings("en"))
+    used_plain: set[str] = set()
+    used_plural: set[str] = set()
+    for path in JS:
+        code = path.read_text(encoding="utf-8")
+        used_plain |= set(re.findall(r"\bt\(\"([a-z_][\w.-]*)\"", code))
+        used_plural |= set(re.findall(r"\btn\(\"([a-z_][\w.-]*)\"", code))
+    assert used_plain and used_plural
+    assert used_plain - en_plain == set()
+    assert used_plural - set(en_plural) == set()
+
+
+def test_every_server_error_code_has_a_sentence() -> None:
+    en = strings("en")
+    codes: set[str] = set()
+    for path in SERVER.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        codes |= set(re.findall(r"(?:TableError|ApiError)\(\s*\d+,\s*\"([a-z_]+)\"", text))
+        codes |= set(re.findall(r"error_message\(\"([a-z_]+)\"", text))
+    protocol = (SERVER / "protocol.py").read_text(encoding="utf-8")
+    codes |= set(re.findall(r"^\s+[A-Z_]+ = \"([a-z_]+)\"", protocol, re.M))
+    assert {"illegal", "not_your_turn", "full", "stale_version"} <= codes
+    missing = sorted(c for c in codes if f"error.{c}" not in en)
+    assert missing == []
+
+
+def test_no_markup_is_built_from_strings() -> None:
+    for path in JS:
+        code = path.read_text(encoding="utf-8")
+        for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
+            assert sink not in code, (path.name, sink)
+
+
+def test_nothing_is_loaded_from_another_site() -> None:
+    allowed = {"http://www.w3.org/2000/svg"}
+    for path in STATIC.rglob("*"):
+        if path.suffix not in (".html", ".js", ".css", ".svg", ".json"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        for url in re.findall(r"(?:https?:)?//[\w.-]+\.[a-z]{2,}[^\s\"')]*", text):
+            assert url in allowed, (path.name, url)
+
+
+@pytest.mark.parametrize("path", sorted(rendered()), ids=lambda p: p.name)
+def test_game_data_is_up_to_date(path: Path) -> None:
+    assert path.read_text(encoding="utf-8") == rendered()[path], (
+        f"{path.name} is stale: run python3 -m tests.web.gamedata"
+    )

@@ -1,0 +1,252 @@
+"""What a player does in the browser, as helpers for the web tests: open the site, sign up,
+create tables, and play moves by clicking what the page offers (never through the API)."""
+
+from __future__ import annotations
+
+import random
+import secrets
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.server.live import ServerProcess
+
+
+class Client:
+    """One browser context (one person: own cookies, own language) and its page."""
+
+    def __init__(
+        self, browser: Any, server: ServerProcess, viewport: tuple[int, int] = (1280, 900)
+    ) -> None:
+        self.server = server
+        self.context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.misses: list[list[str]] = []
+        self.picks = 0
+        self.page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+        self.page.on(
+            "console",
+            lambda m: (
+                self.errors.append(f"console: {m.text}")
+                # an HTTP error answer (a wrong password, a full table) is logged by the browser
+                # itself; the page shows it to the player, so it is not a fault of the page
+                if m.type == "error" and "Failed to load resource" not in m.text
+                else None
+            ),
+        )
+        self.page.on("dialog", lambda d: d.accept())
+        self.page.set_default_timeout(15_000)
+
+    def goto(self, hash_: str = "#/") -> None:
+        self.page.goto(f"{self.server.url}/{hash_}")
+
+    def close(self) -> None:
+        self.context.close()
+
+    # ---- accounts ------------------------------------------------------------------------------
+    def sign_up(self, name: str | None = None, password: str = "coffee beans 123") -> str:
+        name = name or f"web{secrets.token_hex(3)}"
+        self.goto("#/login")
+        self.page.click("#tab-signup")
+        self.page.fill("#auth-name", name)
+        self.page.fill("#auth-password", password)
+        self.page.click("#auth-submit")
+        self.page.wait_for_selector("#me-name")
+        return name
+
+    def guest(self) -> str:
+        self.goto("#/login")
+        self.page.click("#guest-button")
+        self.page.wait_for_selector("#me-name")
+        return self.page.inner_text("#me-name")
+
+    # ---- tables --------------------------------------------------------------------------------
+    def create_table(
+        self,
+        game: str,
+        bots: list[str | None],
+        *,
+        options: dict[str, Any] | None = None,
+        rated: bool = False,
+        clock: tuple[float, float] | None = None,
+    ) -> str:
+        """Create a table from the lobby form: seat 1 is us, then one seat per entry of
+        `bots` (a bot level, or None for a seat left open). Returns the table id."""
+        page = self.page
+        self.goto("#/")
+        page.click(f"#create-box [data-game={game}]")
+        rows = page.locator(".seat-row")
+        while rows.count() > 1 + len(bots):
+            rows.nth(rows.count() - 1).locator("button").click()
+        while rows.count() < 1 + len(bots):
+            page.click("#add-seat")
+        for i, bot in enumerate(bots, start=1):
+            row = page.locator(f"[data-seat-row='{i}']")
+            if bot is None:
+                row.locator(".seat-kind").select_option("person")
+            else:
+                row.locator(".seat-kind").select_option("bot")
+                page.locator(f"[data-seat-row='{i}'] .seat-bot").select_option(bot)
+        for key, value in (options or {}).items():
+            if isinstance(value, bool):
+                page.set_checked(f"#opt-{key}", value)
+            elif key == "promos":
+                for promo in value:
+                    page.check(f"#promo-{promo}")
+            else:
+                page.select_option(f"#opt-{key}", value)
+        if rated:
+            page.check("#opt-rated")
+        if clock is not None:
+            page.select_option("#clock-kind", "realtime")
+            page.fill("#clock-initial", str(clock[0]))
+            page.fill("#clock-increment", str(clock[1]))
+            page.locator("#clock-increment").dispatch_event("change")
+            page.locator("#clock-initial").dispatch_event("change")
+        page.click("#create-table")
+        page.wait_for_selector("#pregame")
+        return str(page.get_attribute("#table-page", "data-table"))
+
+    def start(self) -> None:
+        self.page.click("#start-game")
+
+    @property
+    def version(self) -> int:
+        v = self.page.get_attribute("#table-page", "data-version")
+        return int(v) if v else -1
+
+    def my_turn(self) -> bool:
+        return self.page.locator("#instruction.mine").count() > 0
+
+    def over(self) -> bool:
+        return self.page.locator("#end-screen:not([hidden])").count() > 0
+
+    def wait_change(self, before: int, timeout: float = 10) -> None:
+        """Wait until the table's version moves past `before` (our move was played)."""
+        deadline = time.monotonic() + timeout
+        while self.version <= before and time.monotonic() < deadline:
+            self.page.wait_for_timeout(30)
+
+    def screenshot(self, folder: Path, name: str, full_page: bool = True) -> None:
+        self.page.screenshot(path=str(folder / f"{name}.png"), full_page=full_page)
+
+
+def click_center(page: Any, locator: Any) -> None:
+    """Click the middle of an element with the mouse (SVG shapes that ignore the pointer,
+    such as the placement spots). Other seats' moves redraw the page meanwhile, so the
+    element is looked up again until it holds still."""
+    for _ in range(20):
+        try:
+            locator.scroll_into_view_if_needed(timeout=2000)
+            box = locator.bounding_box(timeout=2000)
+        except Exception:
+            box = None
+        if box is not None:
+            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError(f"could not click {locator}")
+
+
+# ---- Coffee Rush ---------------------------------------------------------------------------------
+def rush_step(client: Client, rng: random.Random) -> str | None:
+    """Play one step of a Coffee Rush turn by clicking what the page highlights. Returns
+    what was done, or None when the page offers nothing (not our turn)."""
+    page = client.page
+    if not client.my_turn():
+        return None
+    before = client.version
+    for selector, what in (
+        ("#rush-board .square.legal", "square"),
+        ("[data-serve]", "serve"),
+        (".cup.legal", "pour"),
+        ("#my-hand .chip.legal", "token"),
+        ("#rush-board .square.mover", "meeple"),
+    ):
+        found = page.locator(selector)
+        n = found.count()
+        if n:
+            found.nth(rng.randrange(n)).click()
+            if what in ("square", "serve", "pour"):
+                client.wait_change(before)
+            return what
+    if page.locator("#rush-stop").count():
+        page.click("#rush-stop")
+        client.wait_change(before)
+        return "stop"
+    if page.locator("#rush-end").count():
+        page.click("#rush-end")
+        client.wait_change(before)
+        return "end"
+    return None
+
+
+# ---- Café ----------------------------------------------------------------------------------------
+def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str | None:
+    """Play one Café move through the page: a draft pick, a bid, a placement (a green spot,
+    then Confirm), an action from a cell's menu, or End. `budget["actions"]` bounds the
+    actions per round so that a random player does not clear and refill forever."""
+    page = client.page
+    if not client.my_turn():
+        return None
+    before = client.version
+    for panel in ("#draft", "#auction"):
+        buttons = page.locator(f"{panel} [data-action]")
+        if buttons.count():
+            buttons.nth(rng.randrange(buttons.count())).click()
+            client.wait_change(before)
+            budget["actions"] = 0
+            return panel[1:]
+    if page.locator("#rotate").count():
+        # green dots mark the good spots for the card as it is turned now; another seat's
+        # move may redraw the area between finding a spot and clicking it
+        for _attempt in range(10):
+            spots = page.locator(".spot")
+            if not spots.count():
+                page.click("#rotate")
+                continue
+            click_center(page, spots.nth(rng.randrange(spots.count())))
+            try:
+                page.wait_for_selector("#confirm-place", timeout=2000)
+                break
+            except Exception:
+                client.misses.append(page.locator(".toast").all_inner_texts())
+        page.click("#confirm-place")
+        client.wait_change(before)
+        return "place"
+    cells = page.locator("[data-area] .cell.clickable, [data-area] .shop-hit")
+    if cells.count() and budget["actions"] < 10:
+        click_center(page, cells.nth(rng.randrange(cells.count())))
+        page.wait_for_selector("#action-menu")
+        items = page.locator("#action-menu [data-action]")
+        actions = [items.nth(i).get_attribute("data-action") or "" for i in range(items.count())]
+        useful = [i for i, a in enumerate(actions) if not a.startswith("clear")]
+        choice = rng.choice(useful or list(range(len(actions))))
+        items.nth(choice).click()
+        budget["actions"] += 1
+        if actions[choice].endswith("from ?"):
+            # several cells could give the cubes: click the one to take them from
+            sources = page.locator("[data-area] .cell.pick")
+            sources.first.wait_for()
+            client.picks += 1
+            click_center(page, sources.nth(rng.randrange(sources.count())))
+        client.wait_change(before)
+        return "action"
+    if page.locator("#end-turn").count():
+        page.click("#end-turn")
+        client.wait_change(before)
+        budget["actions"] = 0
+        return "end"
+    return None
+
+
+def shown_totals(page: Any) -> dict[int, int]:
+    """The totals of the end screen's score table, by seat."""
+    rows = page.locator("#score-table tbody tr")
+    out = {}
+    for i in range(rows.count()):
+        row = rows.nth(i)
+        seat = int(row.get_attribute("data-seat") or -1)
+        out[seat] = int(row.locator("td.total").inner_text())
+    return out
