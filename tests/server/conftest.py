@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.server.live import ServerProcess
+from tests.server.storage.helpers import create_postgres_schema, drop_postgres_schema
 
 POSTGRES_ENV = "COFFEETABLE_TEST_POSTGRES"
 REQUIRE_ENV = "COFFEETABLE_REQUIRE_POSTGRES"
@@ -23,36 +24,11 @@ def _postgres_schema_url() -> tuple[str | None, str, str]:
     base, reason = asyncio.run(_find_postgres())
     if base is None:
         return None, "", reason
-    import secrets
-
-    import asyncpg
-
-    name = f"test_srv_{secrets.token_hex(6)}"
-
-    async def create() -> None:
-        connection = await asyncpg.connect(base)
-        try:
-            await connection.execute(f'CREATE SCHEMA "{name}"')
-        finally:
-            await connection.close()
-
-    asyncio.run(create())
-    return f"{base}?schema={name}", base, ""
+    return asyncio.run(create_postgres_schema(base, prefix="test_srv")), base, ""
 
 
 def _drop_schema(base: str, url: str) -> None:
-    import asyncpg
-
-    name = url.rsplit("schema=", 1)[1]
-
-    async def drop() -> None:
-        connection = await asyncpg.connect(base)
-        try:
-            await connection.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
-        finally:
-            await connection.close()
-
-    asyncio.run(drop())
+    asyncio.run(drop_postgres_schema(base, url))
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])

@@ -33,17 +33,35 @@ def open_sql_storage(url: str, clock: Callable[[], datetime] | None = None) -> S
     return SqlStorage(engine_for_url(url), clock=clock)
 
 
-@asynccontextmanager
-async def fresh_postgres_schema(base_url: str) -> AsyncIterator[str]:
-    """A new, empty schema with a random name; yields the storage URL that uses it."""
-    name = f"test_{secrets.token_hex(6)}"
+async def create_postgres_schema(base_url: str, prefix: str = "test") -> str:
+    """A new, empty schema with a random name; returns the storage URL that uses it."""
+    name = f"{prefix}_{secrets.token_hex(6)}"
     connection = await asyncpg.connect(base_url)
     try:
         await connection.execute(f'CREATE SCHEMA "{name}"')
-        yield f"{base_url}?schema={name}"
     finally:
-        await connection.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
         await connection.close()
+    return f"{base_url}?schema={name}"
+
+
+async def drop_postgres_schema(base_url: str, url: str) -> None:
+    """Drop the schema of a URL made by `create_postgres_schema`."""
+    name = url.rsplit("schema=", 1)[1]
+    connection = await asyncpg.connect(base_url)
+    try:
+        await connection.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+    finally:
+        await connection.close()
+
+
+@asynccontextmanager
+async def fresh_postgres_schema(base_url: str) -> AsyncIterator[str]:
+    """A new, empty schema with a random name; yields the storage URL that uses it."""
+    url = await create_postgres_schema(base_url)
+    try:
+        yield url
+    finally:
+        await drop_postgres_schema(base_url, url)
 
 
 async def make_table(storage: SqlStorage, table_id: str = "t1", **overrides: Any) -> GameTable:
