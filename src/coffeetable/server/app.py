@@ -544,10 +544,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     async def _table_out(request: Request, table: GameTable) -> dict[str, Any]:
         svc = service_of(request)
-        for seat in table.seats:
-            if seat.user_id is not None and seat.user_id not in svc.names:
-                u = await request.app.state.storage.get_user(seat.user_id)
-                svc.names[seat.user_id] = u.name if u else f"user {seat.user_id}"
+        await svc.learn_names(table.seats)
         return table_json(table, svc.names)
 
     # the browser client: static files, no build step (src/coffeetable/web/static)

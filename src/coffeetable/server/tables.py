@@ -375,6 +375,11 @@ class TableService:
         if live.clock is not None and live.state is not None:
             live.clock.sync(live.state.current_seats() if not live.state.is_over() else ())
 
+    async def learn_names(self, seats: Iterable[Seat]) -> None:
+        """Put the names of the people in `seats` into `names` (for `table_json`)."""
+        for seat in seats:
+            await self._seat_name(seat)
+
     async def _seat_name(self, seat: Seat) -> str:
         if seat.kind == "bot":
             return f"bot {seat.bot}"
@@ -387,8 +392,7 @@ class TableService:
 
     async def _update(self, live: LiveTable, **changes: Any) -> None:
         live.meta = await self.storage.update_table(live.meta.id, **changes)
-        for seat in live.meta.seats:
-            await self._seat_name(seat)  # known before anyone is told of the change
+        await self.learn_names(live.meta.seats)  # known before anyone is told of the change
         if "seats" in changes:
             for client in live.clients:
                 client.seat = seat_of(live.meta, client.user)
