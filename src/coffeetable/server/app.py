@@ -46,7 +46,7 @@ from coffeetable.server.storage import (
     default_database_url,
     open_storage,
 )
-from coffeetable.server.tables import Client, TableError, TableService, table_json
+from coffeetable.server.tables import Client, TableError, TableService, seat_of, table_json
 
 log = logging.getLogger("coffeetable.server")
 #: The browser client's files.
@@ -460,7 +460,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await ws.send_json(error_message("no_table", exc.message))
             await ws.close(code=4404)
             return
-        if live.meta.private and (user is None or _seat(live.meta, user) is None):
+        if live.meta.private and (user is None or seat_of(live.meta, user) is None):
             invite = ws.query_params.get("invite")
             if not (invite and live.meta.invite_token == invite):
                 await ws.accept()
@@ -468,7 +468,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 await ws.close(code=4403)
                 return
         await ws.accept()
-        client = Client(user=user, seat=_seat(live.meta, user))
+        client = Client(user=user, seat=seat_of(live.meta, user))
         live.clients.add(client)
         client.send(svc.snapshot(live, client))
         bucket = auth.RateLimiter(settings.message_rate, settings.message_burst)
@@ -574,12 +574,6 @@ def rate_limited(request: Request) -> None:
             ErrorCode.RATE_LIMITED,
             f"too many requests; try again in {limiter.retry_after(key):.0f} s",
         )
-
-
-def _seat(meta: GameTable, user: User | None) -> int | None:
-    from coffeetable.server.tables import seat_of
-
-    return seat_of(meta, user)
 
 
 def _check_game(game: str) -> None:
