@@ -1,26 +1,48 @@
 """Load test of the game server on loopback: N concurrent tables of both games, played by
 client processes over WebSockets, with SQLite and with PostgreSQL.
 
-    python3 benchmarks/load.py [--tables 200] [--seconds 30] [--clients 1] [--db sqlite|postgresql|both]
+    python3 benchmarks/load.py [--tables 200] [--seconds 30] [--clients 2]
+                               [--rate MOVES_PER_S] [--db sqlite|postgresql|both]
+                               [--repeat N] [--profile FOLDER] [--no-deflate]
 
 Each table seats two guests driven by the same client; every move is a random legal action
-of the seat that may act, sent as soon as the previous update arrives. Latency is measured
-from sending an `act` to receiving the `update` that carries it (the server stores the move
-before it sends that update). Half the tables play Café (2 players, simultaneous phase), half
-Coffee Rush (2 players). Prints moves/s and latency percentiles per database.
+of the seat that may act. Latency is measured from sending an `act` to receiving the
+`update` that carries it (the server stores the move before it sends that update). Half the
+tables play Café (2 players, simultaneous phase), half Coffee Rush (2 players). Prints moves/s,
+latency percentiles, and the CPU time the server and the clients used per move, per database.
+
+Two kinds of load:
+
+- closed loop (the default): each table sends its next move as soon as the previous update
+  arrives. This measures the server's capacity (moves/s at saturation). Its latency is not a
+  service figure: with N tables always waiting, latency = N / throughput (Little's law).
+- paced (`--rate R`): the tables together aim at R moves/s (each table R/N, with a random
+  phase), like people who think between moves. The latency percentiles at a rate the server
+  sustains are the service figures (the issue's target: 500 moves/s, p99 < 100 ms, 200 tables).
 
 The server runs in its own process (`coffeetable serve`), so on a 2-core machine the server
-and the clients share the cores; the figures are for the whole loop on one machine.
+and the clients share the cores; the figures are for the whole loop on one machine. The CPU
+columns say how the cores were shared: `server ms/move` is the server process's CPU time
+(user + system, from /proc) in the timed window divided by the moves; `client ms/move` the
+same for all client processes together. `--profile FOLDER` records the server and the first
+client process with py-spy during the timed window (FOLDER/server-DB.txt and client-DB.txt:
+collapsed stacks of the thread holding the GIL; py-spy must be installed).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
+import contextlib
+import functools
 import multiprocessing
+import os
 import random
+import resource
+import shutil
+import ssl
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -30,10 +52,31 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import httpx
+import orjson
 from tests.server.live import ServerProcess
 from websockets.asyncio.client import connect
 
 from coffeetable.server.auth import SESSION_COOKIE
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+#: Whether the clients offer permessage-deflate, as browsers do (`--no-deflate` turns it off).
+DEFLATE = True
+
+
+def _loads(raw: str | bytes) -> Any:
+    return orjson.loads(raw)
+
+
+def _dumps(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context for every HTTP client of the process: httpx would load the CA
+    certificates for each new client (unused on loopback), which cost the load clients more
+    CPU than all their moves."""
+    return ssl.create_default_context()
 
 
 async def _guest(http: httpx.AsyncClient) -> str:
@@ -53,8 +96,10 @@ async def _table(
     """One table slot: its first game (set up before the clock started), then game after
     game until the time is up."""
     sockets, latest = first
+    pace = clock["interval"] * rng.random() if clock["interval"] else 0.0
+    slot = {"next": clock["start"] + pace}
     while True:
-        await _play(sockets, latest, rng, clock["stop_at"], out)
+        await _play(sockets, latest, rng, clock, slot, out)
         if time.monotonic() >= clock["stop_at"]:
             return
         sockets, latest = await _set_up(base, game)
@@ -63,8 +108,8 @@ async def _table(
 async def _set_up(base: str, game: str) -> tuple[list[Any], list[dict[str, Any]]]:
     """Two guests at a new started table, both connected: (sockets, first snapshots)."""
     async with (
-        httpx.AsyncClient(base_url=base, timeout=120) as a,
-        httpx.AsyncClient(base_url=base, timeout=120) as b,
+        httpx.AsyncClient(base_url=base, timeout=120, verify=_tls()) as a,
+        httpx.AsyncClient(base_url=base, timeout=120, verify=_tls()) as b,
     ):
         ta, tb = await _guest(a), await _guest(b)
         a.cookies.set(SESSION_COOKIE, ta)
@@ -83,18 +128,21 @@ async def _set_up(base: str, game: str) -> tuple[list[Any], list[dict[str, Any]]
             additional_headers={"Cookie": f"{SESSION_COOKIE}={token}"},
             max_size=8 * 1024 * 1024,
             open_timeout=120,
+            compression="deflate" if DEFLATE else None,
         )
         sockets.append(ws)
-    return sockets, [json.loads(await ws.recv()) for ws in sockets]
+    return sockets, [_loads(await ws.recv()) for ws in sockets]
 
 
 async def _play(
     sockets: list[Any],
     latest: list[dict[str, Any]],
     rng: random.Random,
-    stop_at: float,
+    clock: dict[str, float],
+    slot: dict[str, float],
     out: dict[str, Any],
 ) -> None:
+    stop_at = clock["stop_at"]
     try:
         while time.monotonic() < stop_at:
             view = latest[0]["view"]
@@ -108,13 +156,22 @@ async def _play(
                 latest[i] = await _next_state(sockets[i], latest[i])
                 latest[1 - i] = await _next_state(sockets[1 - i], latest[1 - i])
                 continue
+            if clock["interval"]:
+                # paced: this table's next move is due at slot["next"] (never in a burst to
+                # catch up: a late table just goes on)
+                now = time.monotonic()
+                if slot["next"] > now:
+                    await asyncio.sleep(slot["next"] - now)
+                    if time.monotonic() >= stop_at:
+                        return
+                slot["next"] = max(slot["next"] + clock["interval"], time.monotonic())
             i = movers[0]
             version = latest[i]["version"]
             action = rng.choice(latest[i]["legal"])
             sent = time.perf_counter()
-            await sockets[i].send(json.dumps({"type": "act", "version": version, "action": action}))
+            await sockets[i].send(_dumps({"type": "act", "version": version, "action": action}))
             while True:
-                message = json.loads(await sockets[i].recv())
+                message = _loads(await sockets[i].recv())
                 if (
                     message["type"] == "update"
                     and message["move"]["seat"] == i
@@ -138,20 +195,37 @@ async def _play(
 
 async def _next_state(ws: Any, current: dict[str, Any]) -> dict[str, Any]:
     while True:
-        message = json.loads(await ws.recv())
+        message = _loads(await ws.recv())
         if message["type"] in ("update", "snapshot"):
-            return message
+            return message  # type: ignore[no-any-return]
 
 
 async def _catch_up(ws: Any, current: dict[str, Any], version: int) -> dict[str, Any]:
     while current["version"] < version:
-        message = json.loads(await ws.recv())
+        message = _loads(await ws.recv())
         if message["type"] in ("update", "snapshot"):
             current = message
     return current
 
 
-def _client(base: str, tables: int, first: int, seconds: float, result: Any) -> None:
+def _cpu_seconds() -> tuple[float, float]:
+    """(user, system) CPU seconds of this process so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime, usage.ru_stime
+
+
+def _client(
+    base: str,
+    tables: int,
+    first: int,
+    seconds: float,
+    interval: float,
+    ready: Any,
+    result: Any,
+    deflate: bool = True,
+) -> None:
+    global DEFLATE
+    DEFLATE = deflate
     out: dict[str, Any] = {"moves": 0, "games": 0, "errors": 0, "latency": [], "seconds": 0.0}
 
     async def main() -> None:
@@ -163,58 +237,123 @@ def _client(base: str, tables: int, first: int, seconds: float, result: Any) -> 
             async with limit:
                 return await _set_up(base, game)
 
-        ready = await asyncio.gather(*(one(g) for g in games))
+        tables_ready = await asyncio.gather(*(one(g) for g in games))
+        await asyncio.to_thread(ready.wait)  # every client process starts at once
+        cpu = _cpu_seconds()
         start = time.monotonic()
-        clock = {"stop_at": start + seconds}
+        clock = {"start": start, "stop_at": start + seconds, "interval": interval}
         await asyncio.gather(
             *(
-                _table(base, g, random.Random(first + k), ready[k], clock, out)
+                _table(base, g, random.Random(first + k), tables_ready[k], clock, out)
                 for k, g in enumerate(games)
             )
         )
         out["seconds"] = time.monotonic() - start
+        user, system = _cpu_seconds()
+        out["cpu"] = user - cpu[0] + system - cpu[1]
+        out["cpu_system"] = system - cpu[1]
 
     asyncio.run(main())
     result.put(out)
 
 
-def run(db_url: str, tables: int, seconds: float, clients: int) -> dict[str, Any]:
+def _run_queue_wait(pid: int) -> float:
+    """Seconds the process's threads have waited, runnable, for a CPU (/proc schedstat):
+    on a machine shared with other work, the time the server could not run."""
+    total = 0.0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError, IndexError, ValueError):  # a thread that ended
+            total += int((task / "schedstat").read_text().split()[1]) / 1e9
+    return total
+
+
+def _process_cpu(pid: int) -> tuple[float, float]:
+    """(user, system) CPU seconds a process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) / _TICKS, int(fields[12]) / _TICKS
+
+
+def run(
+    db_url: str,
+    tables: int,
+    seconds: float,
+    clients: int,
+    rate: float | None = None,
+    profile: Path | None = None,
+    deflate: bool = True,
+) -> dict[str, Any]:
+    clients = max(1, min(clients, tables))
+    interval = tables / rate if rate else 0.0
     with TemporaryDirectory() as folder:
         server = ServerProcess(
             db_url, Path(folder) / "server.log", extra_env={"COFFEETABLE_AUTH_BURST": "100000"}
         )
         server.start()
+        assert server.proc is not None
+        pid = server.proc.pid
         try:
             queue: Any = multiprocessing.Queue()
+            ready: Any = multiprocessing.Barrier(clients + 1)
             per = [tables // clients + (1 if k < tables % clients else 0) for k in range(clients)]
             procs = []
             first = 0
-            started = time.perf_counter()
             for n in per:
                 p = multiprocessing.Process(
-                    target=_client, args=(server.url, n, first, seconds, queue)
+                    target=_client,
+                    args=(server.url, n, first, seconds, interval, ready, queue, deflate),
                 )
                 first += n
                 p.start()
                 procs.append(p)
+            ready.wait()  # the tables are set up: the timed window starts
+            before = _process_cpu(pid)
+            waited = _run_queue_wait(pid)
+            spies = []
+            if profile is not None:  # the server, and the first client process
+                for who, target in (("server", pid), ("client", procs[0].pid)):
+                    spies.append(
+                        subprocess.Popen(
+                            [
+                                "py-spy", "record", "--pid", str(target), "--rate", "200",
+                                "--duration", str(int(seconds)), "--format", "raw", "--gil",
+                                "--output", str(profile.with_name(f"{who}-{profile.name}")),
+                            ],
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL,
+                        )
+                    )  # fmt: skip
             outs = [queue.get() for _ in procs]
+            user, system = _process_cpu(pid)
+            waited = _run_queue_wait(pid) - waited
+            server_cpu, server_system = user + system - sum(before), system - before[1]
             for p in procs:
                 p.join()
-            wall = time.perf_counter() - started
+            for spy in spies:
+                spy.wait(seconds + 60)
         finally:
             server.stop()
     latency = sorted(x for o in outs for x in o["latency"])
     moves = sum(o["moves"] for o in outs)
     q = statistics.quantiles(latency, n=100) if len(latency) > 100 else [float("nan")] * 99
+    window = max(o["seconds"] for o in outs)
+    client_cpu = sum(o["cpu"] for o in outs)
+    client_system = sum(o["cpu_system"] for o in outs)
     return {
         "tables": tables,
         "moves": moves,
         "games_finished": sum(o["games"] for o in outs),
         "errors": sum(o["errors"] for o in outs),
-        "seconds": wall,
-        "moves_per_second": moves / max(o["seconds"] for o in outs),
+        "seconds": window,
+        "moves_per_second": moves / window,
         "p50_ms": 1000 * q[49],
         "p99_ms": 1000 * q[98],
+        "server_cpu_ms_per_move": 1000 * server_cpu / max(moves, 1),
+        "client_cpu_ms_per_move": 1000 * client_cpu / max(moves, 1),
+        "server_cpu_share": server_cpu / window,  # cores busy with the server
+        "client_cpu_share": client_cpu / window,
+        "server_system_fraction": server_system / max(server_cpu, 1e-9),  # in the kernel
+        "server_waited_share": waited / window,  # runnable but without a CPU
+        "client_system_fraction": client_system / max(client_cpu, 1e-9),
     }
 
 
@@ -222,11 +361,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=30.0)
-    parser.add_argument("--clients", type=int, default=1, help="client processes")
+    parser.add_argument("--clients", type=int, default=2, help="client processes")
+    parser.add_argument(
+        "--rate", type=float, default=None, help="paced load: moves/s for all tables together"
+    )
+    parser.add_argument(
+        "--no-deflate",
+        action="store_true",
+        help="clients do not offer permessage-deflate (browsers do)",
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="runs per database (and medians)")
     parser.add_argument("--db", choices=["sqlite", "postgresql", "both"], default="both")
+    parser.add_argument(
+        "--profile", type=Path, default=None, help="folder for py-spy profiles of the server"
+    )
     args = parser.parse_args()
-    if args.tables > 1000 or args.seconds > 600:
-        parser.error("a load test is bounded: at most 1000 tables and 600 seconds")
+    if args.tables > 1000 or args.seconds > 600 or (args.rate or 0) > 10000 or args.repeat > 10:
+        parser.error(
+            "a load test is bounded: at most 1000 tables, 600 seconds, 10000 moves/s, 10 runs"
+        )
+    if args.profile is not None:
+        if shutil.which("py-spy") is None:
+            parser.error("--profile needs py-spy (pip install py-spy)")
+        args.profile.mkdir(parents=True, exist_ok=True)
     urls = []
     with TemporaryDirectory() as folder:
         if args.db in ("sqlite", "both"):
@@ -234,14 +391,47 @@ def main() -> None:
         if args.db in ("postgresql", "both"):
             urls.append(("postgresql", _postgres_url()))
         for name, url in urls:
-            r = run(url, args.tables, args.seconds, args.clients)
-            print(
-                f"{name:10s} tables {r['tables']}  moves {r['moves']}  "
-                f"{r['moves_per_second']:.0f} moves/s  p50 {r['p50_ms']:.1f} ms  "
-                f"p99 {r['p99_ms']:.1f} ms  games finished {r['games_finished']}  "
-                f"errors {r['errors']}",
-                flush=True,
-            )
+            results = []
+            for k in range(args.repeat):
+                profile = args.profile / f"{name}.txt" if args.profile else None
+                load = os.getloadavg()[0]  # what else the machine was doing
+                r = run(
+                    url.replace("load.db", f"load-{k}.db"),
+                    args.tables,
+                    args.seconds,
+                    args.clients,
+                    args.rate,
+                    profile,
+                    deflate=not args.no_deflate,
+                )
+                r["load"] = load
+                results.append(r)
+                print(_line(name, args.rate, r), flush=True)
+            if args.repeat > 1:
+                middle = {
+                    key: statistics.median(r[key] for r in results)
+                    for key in results[0]
+                    if isinstance(results[0][key], int | float)
+                }
+                print(_line(f"{name} median", args.rate, middle), flush=True)
+
+
+def _line(name: str, rate: float | None, r: dict[str, Any]) -> str:
+    return (
+        f"{name:10s} tables {r['tables']:.0f}  "
+        + (f"rate {rate:.0f}  " if rate else "closed loop  ")
+        + f"moves {r['moves']:.0f}  {r['moves_per_second']:.0f} moves/s  "
+        f"p50 {r['p50_ms']:.1f} ms  p99 {r['p99_ms']:.1f} ms  "
+        f"server {r['server_cpu_ms_per_move']:.2f} ms/move "
+        f"({r['server_cpu_share']:.2f} cores, "
+        f"{100 * r['server_system_fraction']:.0f}% system, "
+        f"waited for a CPU {100 * r['server_waited_share']:.0f}% of the time)  "
+        f"clients {r['client_cpu_ms_per_move']:.2f} ms/move "
+        f"({r['client_cpu_share']:.2f} cores, "
+        f"{100 * r['client_system_fraction']:.0f}% system)  "
+        f"games finished {r['games_finished']:.0f}  errors {r['errors']:.0f}  "
+        f"load average {r['load']:.1f}"
+    )
 
 
 def _postgres_url() -> str:

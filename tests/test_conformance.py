@@ -245,3 +245,112 @@ def test_actions_of_other_seats_and_after_the_end_are_rejected(name: str) -> Non
     final, _ = playout(game, info.min_players, 3, checks=False)
     with pytest.raises(IllegalActionError):
         final.apply(0, action)
+
+
+#: The position-JSON keys that hold hidden information (docs/views.md): what a step that may
+#: be taken back must never change.
+HIDDEN_PARTS = {"cafe": ("deck", "removed", "rng"), "coffee-rush": ("deck",)}
+
+
+@pytest.mark.parametrize(("name", "players"), cases())
+def test_take_back_restores_the_state_and_never_hides_a_draw(name: str, players: int) -> None:
+    """`may_take_back` (an online table's undo): over random games, a step it allows leaves
+    the seat to act, does not end the game and changes no hidden part; replaying the game
+    without it gives exactly the state before, and the step can then be played again to the
+    same state. Every step that changes the deck (or the unseen cards, or the RNG) is
+    refused. Asking changes nothing."""
+    game = find_game(name)
+    hidden = HIDDEN_PARTS[name]
+    allowed = refused = replays = 0
+    for seed in range(3):
+        state = game.new_initial_state(players, seed)
+        record = GameRecord(name, [f"p{i}" for i in range(players)], seed)
+        rng = random.Random(seed)
+        while not state.is_over():
+            seat = rng.choice(sorted(state.current_seats()))
+            action = rng.choice(state.legal_actions(seat))
+            before = state.to_json()
+            may = state.may_take_back(seat, action)
+            assert state.to_json() == before  # asking changed nothing
+            applied = state.apply(seat, action)
+            after = state.to_json()
+            changed_hidden = any(before[k] != after[k] for k in hidden)
+            if changed_hidden:
+                assert not may, f"{applied.notation()} changed hidden information"
+            if not may:
+                refused += 1
+            else:
+                allowed += 1
+                assert not state.is_over() and seat in state.current_seats()
+                if allowed % 4 == 1:  # the undo the server does: replay without the step
+                    replays += 1
+                    undone = record.replay()
+                    assert undone.to_json() == before
+                    undone.apply(seat, game.parse_action(applied.notation()))
+                    assert undone.to_json() == after
+            record.actions.append((seat, applied.notation()))
+        # nothing is taken back once the game is over, nor for a seat that may not act
+        last_seat, last = record.actions[-1]
+        assert not state.may_take_back(last_seat, game.parse_action(last))
+    assert allowed > 10 and refused > 10 and replays > 2, (allowed, refused, replays)
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_take_back_refuses_what_ends_a_turn(name: str) -> None:
+    """The steps that confirm a seat's part of the turn are never taken back: Coffee Rush
+    `end` and meeple placement, Café draft picks and placements (rules docs, Ruling UNDO1)."""
+    game = find_game(name)
+    state = game.new_initial_state(2, 5)
+    rng = random.Random(5)
+    checked: set[str] = set()
+    while not state.is_over():
+        seat = rng.choice(sorted(state.current_seats()))
+        for action in state.legal_actions(seat):
+            word = action.notation().split()[0]
+            if word in ("end", "take", "place", "bid", "pass") and word not in checked:
+                assert not state.may_take_back(seat, action), action.notation()
+                checked.add(word)
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    other = game.new_initial_state(2, 5)
+    seat = min(other.current_seats())
+    action = other.legal_actions(seat)[0]
+    assert not other.may_take_back(1 - seat, action)  # not this seat's turn
+    assert "end" in checked and ("take" in checked or "place" in checked)
+
+
+@pytest.mark.parametrize(("name", "players"), cases())
+def test_say_is_the_described_sentence_as_data(name: str, players: int) -> None:
+    """`say(seat, action)` (the log sentence as a key and parameters, for other languages)
+    renders with the game's English templates to exactly `describe(seat, action)`, uses only
+    keys the game has templates for, is plain JSON, and is the same on a state whose hidden
+    part is drawn again."""
+    from coffeetable.core.say import placeholders, render
+
+    game = find_game(name)
+    templates = game.log_templates
+    used: set[str] = set()
+    for seed in (3, 4):
+        state = game.new_initial_state(players, seed)
+        rng = random.Random(seed)
+        steps = 0
+        while not state.is_over():
+            current = sorted(state.current_seats())
+            for seat in current:
+                twin = state.resample_hidden(seat, random.Random(steps))
+                for action in state.legal_actions(seat):
+                    said = state.say(seat, action)
+                    assert said.keys() <= set(templates), said
+                    used |= said.keys()
+                    assert render(said, templates) == state.describe(seat, action)
+                    data = said.to_json()
+                    assert json.loads(json.dumps(data)) == data
+                    assert twin.say(seat, action).to_json() == data
+            seat = rng.choice(current)
+            state.apply(seat, rng.choice(state.legal_actions(seat)))
+            steps += 1
+    assert "log.plays" in templates
+    for key, template in templates.items():
+        assert key.startswith("log."), key
+        if not isinstance(template, str):
+            assert set(template) == {"one", "other"} and "n" in placeholders(template), key
+    assert len(used) > 10, used

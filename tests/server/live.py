@@ -170,7 +170,7 @@ class Socket:
         message: dict[str, Any] = json.loads(self.ws.recv(timeout=timeout))
         self.received.append(message)
         kind = message["type"]
-        if kind in ("snapshot", "update"):
+        if kind in ("snapshot", "update", "undo"):
             self.version = message["version"]
             if "view" in message:
                 self.view = message["view"]
@@ -198,6 +198,9 @@ class Socket:
                 "action": action,
             }
         )
+
+    def undo(self, version: int | None = None) -> None:
+        self.send({"type": "undo", "version": self.version if version is None else version})
 
     def drain(self, quiet: float = 0.05) -> None:
         """Read everything already sent."""

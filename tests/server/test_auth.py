@@ -24,6 +24,8 @@ from hypothesis import strategies as st
 
 from coffeetable.server import auth
 from coffeetable.server.auth import (
+    NAME_RULES,
+    PASSWORD_RULES,
     SESSION_COOKIE,
     AuthError,
     RateLimiter,
@@ -154,6 +156,7 @@ def test_refused_passwords(password: str, code: str, words: str) -> None:
     with pytest.raises(AuthError, match=words) as caught:
         check_password(password)
     assert caught.value.code == code
+    assert code in PASSWORD_RULES
     assert isinstance(caught.value, ValueError)
     with pytest.raises(AuthError):
         hash_password(password)
@@ -317,6 +320,7 @@ def test_bad_names(name: str, code: str, words: str) -> None:
     with pytest.raises(AuthError) as caught:
         check_name(name)
     assert caught.value.code == code
+    assert code in NAME_RULES  # the rules the server names in its answers
     assert words in str(caught.value)
     assert isinstance(caught.value, ValueError)
 

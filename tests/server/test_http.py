@@ -43,10 +43,19 @@ def test_accounts(server: ServerProcess) -> None:
         ("admin", "reserved"),
         ("Guest-ABCDEF", "reserved"),
     ]:
-        status, code, message = _error(Player(server).register(bad))
+        response = Player(server).register(bad)
+        status, code, message = _error(response)
         assert (status, code) == (400, "invalid") and words in message, message
-    status, _, message = _error(Player(server).register("Okname99", password="short"))
+        assert response.json()["error"]["field"] == "name"
+    refused = Player(server).register("<script>")
+    assert refused.json()["error"]["rule"] == "bad_character"
+    short = Player(server).register("Okname99", password="short")
+    status, _, message = _error(short)
     assert status == 400 and "8" in message
+    assert (short.json()["error"]["field"], short.json()["error"]["rule"]) == (
+        "password",
+        "too_short",
+    )
     # log out, then log in again; a wrong password says nothing about which part was wrong
     ana.post("/api/logout")
     assert ana.http.get("/api/me").status_code == 401
@@ -217,9 +226,28 @@ def test_openapi_and_protocol_schema(server: ServerProcess) -> None:
     for path in ("/api/tables", "/api/register", "/api/tables/{table_id}/record"):
         assert path in spec["paths"]
     schema = httpx.get(f"{server.url}/api/protocol").json()
-    assert {"act", "sync", "ping"} <= set(json.dumps(schema).replace('"', " ").split())
+    assert {"act", "undo", "sync", "ping"} <= set(json.dumps(schema).replace('"', " ").split())
     games = httpx.get(f"{server.url}/api/games").json()
     assert {g["name"] for g in games} == {"cafe", "coffee-rush"}
+
+
+def test_game_data_describes_the_default_cards(server: ServerProcess) -> None:
+    """`GET /api/games/{game}/data`: what the views' card ids and drink names stand for."""
+    cafe = httpx.get(f"{server.url}/api/games/cafe/data")
+    assert cafe.status_code == 200 and "max-age" in cafe.headers["cache-control"]
+    data = cafe.json()
+    deck = find_game("cafe").deck  # type: ignore[attr-defined]
+    assert data["deck_sha256"] == deck.digest
+    assert {c["id"] for c in data["cards"]} == {c.id for c in deck.cards}
+    p12 = next(c for c in data["cards"] if c["id"] == "P12")
+    assert len(p12["cells"]) == 2 and all(len(row) == 3 for row in p12["cells"])
+    rush = httpx.get(f"{server.url}/api/games/coffee-rush/data").json()
+    cards = find_game("coffee-rush").cards  # type: ignore[attr-defined]
+    assert rush["cards_sha256"] == cards.digest and len(rush["board"]) == 4
+    assert {d["name"] for d in rush["drinks"]} == {d.name for d in cards.drinks}
+    # nothing about a game in play: no deck order, no seed
+    assert "deck" not in data and "seed" not in json.dumps(rush)
+    assert _error(httpx.get(f"{server.url}/api/games/chess/data"))[:2] == (404, "unknown_game")
 
 
 def test_turn_based_game_with_rematch(server: ServerProcess) -> None:
@@ -236,6 +264,34 @@ def test_turn_based_game_with_rematch(server: ServerProcess) -> None:
     assert r.status_code == 201
     assert [s["kind"] for s in r.json()["seats"]] == ["human", "bot"]
     assert alice.post(f"/api/tables/{r.json()['id']}/start").status_code == 200
+
+
+def test_creator_name_and_invite_for_the_players(server: ServerProcess) -> None:
+    """Tables name their creator; a private table's invite is shown to its players (to share
+    it) and to nobody else."""
+    host, friend, stranger = Player(server).guest(), Player(server).guest(), Player(server).guest()
+    table = host.create(
+        "cafe", [{"kind": "human"}, {"kind": "open"}, {"kind": "open"}], private=True
+    )
+    tid, invite = table["id"], table["invite"]
+    assert table["created_by"] == host.name
+    assert host.http.get(f"/api/tables/{tid}").json()["invite"] == invite
+    seen = stranger.http.get(f"/api/tables/{tid}").json()
+    assert seen["created_by"] == host.name and "invite" not in seen
+    joined = friend.http.post(f"/api/tables/{tid}/join", json={"invite": invite})
+    assert joined.status_code == 200 and joined.json()["invite"] == invite
+    assert friend.http.get(f"/api/tables/{tid}").json()["invite"] == invite
+    # on the table's socket: the players get it in their snapshot, a spectator does not
+    sock = friend.socket(tid)
+    snap = sock.recv()
+    assert snap["invite"] == invite and snap["table"]["created_by"] == host.name
+    assert "invite" not in snap["table"]
+    watcher = stranger.socket(tid, f"?invite={invite}")
+    assert "invite" not in watcher.recv()
+    sock.close()
+    watcher.close()
+    public = host.create("cafe", [{"kind": "human"}, {"kind": "open"}])
+    assert "invite" not in host.http.get(f"/api/tables/{public['id']}").json()
 
 
 def test_too_many_requests(server: ServerProcess) -> None:

@@ -3,6 +3,7 @@ watches; one player reloads the page in the middle of the game."""
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from pathlib import Path
@@ -12,7 +13,7 @@ import httpx
 import pytest
 
 from tests.server.live import ServerProcess
-from tests.web.ui import Client, rush_step, shown_totals
+from tests.web.ui import STATIC, Client, rush_step, shown_totals
 
 pytestmark = pytest.mark.server
 
@@ -106,4 +107,93 @@ def test_two_players_play_to_the_end_and_a_spectator_sees_every_move(
             assert not c.errors, c.errors
     finally:
         for c in (alice, bob, eve):
+            c.close()
+
+
+def test_undo_a_step_and_a_refused_undo(
+    browser: Any, server: ServerProcess, artifacts: Path
+) -> None:
+    """Alice moves a meeple, takes the step back with the Undo button (the board is as
+    before, the log line is gone) and plays it again; once her turn has ended, Ctrl+Z is
+    refused with a translated message and nothing changes."""
+    alice = Client(browser, server)
+    bob = Client(browser, server)
+    try:
+        alice.guest()
+        bob.guest()
+        table_id = alice.create_table("coffee-rush", [None])
+        bob.goto(f"#/table/{table_id}")
+        bob.page.click("[data-take-seat='1']")
+        alice.page.wait_for_selector("#start-game:not([disabled])")
+        alice.start()
+        for c in (alice, bob):
+            c.page.wait_for_selector("#rush-board")
+        page = alice.page
+        rng = random.Random(3)
+        deadline = time.monotonic() + 120
+        # set-up (placements, set-up pours) until alice may move a meeple
+        while not (alice.my_turn() and page.locator("#rush-board .square.mover").count()):
+            assert time.monotonic() < deadline
+            if rush_step(alice, rng) is None and rush_step(bob, rng) is None:
+                page.wait_for_timeout(50)
+        page.wait_for_timeout(200)
+        assert page.locator("#undo-button").count() == 0
+        board_before = page.inner_html("#rush")
+        log_before = log_lines(alice)
+        version = alice.version
+        mover = page.locator("#rush-board .square.mover").first
+        start = mover.get_attribute("data-square")
+        mover.click()
+        target = page.locator("#rush-board .square.legal").first
+        to = target.get_attribute("data-square")
+        target.click()
+        alice.wait_change(version)
+        page.wait_for_selector("#undo-button")
+        board_after = page.inner_html("#rush")
+        assert board_after != board_before
+        assert page.get_attribute("#log-lines li:last-child", "data-action") == f"{start}-{to}"
+        alice.screenshot(artifacts, "rush-undo-offered")
+        # undo: the board and the log are as before, and the button goes
+        page.click("#undo-button")
+        alice.wait_change(version + 1)
+        page.wait_for_selector("#undo-button", state="detached")
+        assert alice.version == version + 2
+        assert page.inner_html("#rush") == board_before
+        assert log_lines(alice) == log_before
+        bob.page.wait_for_function(
+            f"Number(document.querySelector('#table-page').dataset.version) >= {version + 2}"
+        )
+        assert log_lines(bob) == log_before
+        # the same step can be played again
+        page.click(f"#rush-board [data-square='{start}']")
+        page.click(f"#rush-board [data-square='{to}']")
+        alice.wait_change(version + 2)
+        assert page.inner_html("#rush") == board_after
+        # play on until alice's turn has ended (bob is to move and waits)
+        while alice.my_turn():
+            assert time.monotonic() < deadline
+            rush_step(alice, rng)
+        page.wait_for_timeout(300)
+        assert page.locator("#undo-button").count() == 0
+        ended, board_ended = alice.version, page.inner_html("#rush")
+        page.select_option("#lang", "uk")
+        page.wait_for_selector("#rush-board")
+        board_ended = page.inner_html("#rush")
+        page.locator("#rush-board").click(position={"x": 2, "y": 2})
+        page.keyboard.press("Control+z")
+        uk = json.loads((STATIC / "i18n" / "uk.json").read_text("utf-8"))
+        page.locator(".toast", has_text=uk["error.cannot_undo"]).wait_for()
+        page.wait_for_timeout(300)
+        assert alice.version == ended and page.inner_html("#rush") == board_ended
+        alice.screenshot(artifacts, "rush-undo-refused")
+        # the log is written in Ukrainian from the moves' keys: no line is the server's English
+        server_log = httpx.get(f"{server.url}/api/tables/{table_id}/log", timeout=30).json()
+        shown = log_lines(alice)
+        assert len(shown) == len(server_log) > 5
+        for line, entry in zip(shown, server_log, strict=True):
+            assert line != entry["text"] and "log." not in line and "{" not in line, line
+        for c in (alice, bob):
+            assert not c.errors, c.errors
+    finally:
+        for c in (alice, bob):
             c.close()

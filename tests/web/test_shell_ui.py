@@ -17,8 +17,7 @@ import pytest
 from coffeetable import find_game
 from coffeetable.core.record import GameRecord
 from tests.server.live import Player, ServerProcess
-from tests.web.gamedata import STATIC
-from tests.web.ui import Client, cafe_step, rush_step
+from tests.web.ui import STATIC, Client, cafe_step, rush_step
 
 pytestmark = pytest.mark.server
 

@@ -1,6 +1,6 @@
 """Checks of the web client's files that need no browser: translations complete and
 consistent, every string the code asks for exists, every server error code has a sentence,
-no markup built from strings, nothing loaded from other sites, game data up to date."""
+no markup built from strings, nothing loaded from other sites, every game-log key translated."""
 
 from __future__ import annotations
 
@@ -8,9 +8,7 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
-from tests.web.gamedata import STATIC, rendered
+from tests.web.ui import STATIC
 
 I18N = STATIC / "i18n"
 JS = sorted((STATIC / "js").glob("*.js"))
@@ -112,6 +110,17 @@ def test_every_server_error_code_has_a_sentence() -> None:
     assert missing == []
 
 
+def test_every_name_and_password_rule_has_a_sentence() -> None:
+    """A refused sign-up names the rule (`field`, `rule`): each one has a sentence."""
+    from coffeetable.server.auth import NAME_RULES, PASSWORD_RULES
+
+    for lang in LANGUAGES:
+        data = strings(lang)
+        for field, rules in (("name", NAME_RULES), ("password", PASSWORD_RULES)):
+            for rule in rules:
+                assert f"auth.rule.{field}.{rule}" in data, (lang, field, rule)
+
+
 def test_no_markup_is_built_from_strings() -> None:
     for path in JS:
         code = path.read_text(encoding="utf-8")
@@ -129,8 +138,35 @@ def test_nothing_is_loaded_from_another_site() -> None:
             assert url in allowed, (path.name, url)
 
 
-@pytest.mark.parametrize("path", sorted(rendered()), ids=lambda p: p.name)
-def test_game_data_is_up_to_date(path: Path) -> None:
-    assert path.read_text(encoding="utf-8") == rendered()[path], (
-        f"{path.name} is stale: run python3 -m tests.web.gamedata"
-    )
+def test_every_log_key_the_games_produce_is_translated() -> None:
+    """The game log is written from `say` keys (docs/web.md): every key a game can produce
+    (its `log_templates`, checked against `State.say` by the conformance suite) is in every
+    language, with the plural forms the language needs, and the English text is the game's
+    own template, so the log reads the same in the browser as the server's `text`."""
+    from coffeetable.core.registry import find_game, game_names
+
+    templates: dict[str, object] = {}
+    for name in game_names():
+        templates.update(find_game(name).log_templates)
+    assert len(templates) > 50
+    en = strings("en")
+    for key, template in templates.items():
+        if isinstance(template, str):
+            assert en.get(key) == template, key
+        else:
+            assert {f"{key}.{form}": text for form, text in template.items()} == {  # type: ignore[attr-defined]
+                k: v for k, v in en.items() if k.rpartition(".")[0] == key
+            }, key
+    for lang in LANGUAGES:
+        plain, plural = split(strings(lang))
+        for key, template in templates.items():
+            if isinstance(template, str):
+                assert key in plain, (lang, key)
+            else:
+                assert plural.get(key) == PLURAL_FORMS[lang], (lang, key)
+    # and no log key is left over that no game produces
+    assert {k for k in en if k.startswith("log.")} == {
+        k
+        for key, v in templates.items()
+        for k in ([key] if isinstance(v, str) else [f"{key}.{f}" for f in v])  # type: ignore[attr-defined]
+    }

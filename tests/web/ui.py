@@ -11,6 +11,9 @@ from typing import Any
 
 from tests.server.live import ServerProcess
 
+#: The web client's files (src/coffeetable/web/static).
+STATIC = Path(__file__).resolve().parents[2] / "src" / "coffeetable" / "web" / "static"
+
 
 class Client:
     """One browser context (one person: own cookies, own language) and its page."""

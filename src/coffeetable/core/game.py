@@ -12,7 +12,7 @@ import copy
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from coffeetable.core.errors import (
     DataError,
@@ -20,6 +20,7 @@ from coffeetable.core.errors import (
     IllegalActionError,
     NotYourTurnError,
 )
+from coffeetable.core.say import Say, Template
 
 JSON = dict[str, Any]
 
@@ -89,6 +90,13 @@ class Game(ABC):
         self, num_players: int, seed: int, options: Mapping[str, Any] | None = None
     ) -> State:
         """Set up a new game. Raises DataError for a bad player count or options."""
+
+    @property
+    def log_templates(self) -> Mapping[str, Template]:
+        """The English text of every key `State.say` produces (`coffeetable.core.say`), so
+        that `render(state.say(seat, action), game.log_templates)` is
+        `state.describe(seat, action)`. Games override it with their own."""
+        return {"log.plays": "plays {notation}"}
 
     @abstractmethod
     def parse_action(self, text: str) -> Action:
@@ -187,6 +195,29 @@ class State(ABC):
         returns the action's notation."""
         return action.notation()
 
+    def say(self, seat: int, action: Action) -> Say:
+        """The sentence of `describe` as data: a message key and its parameters
+        (`coffeetable.core.say`), for a game log in any language. The same rules as
+        `describe` (public information only, deterministic, never raises). Games override
+        this together with `describe`; the base version is "plays NOTATION"."""
+        return Say("log.plays", {"notation": action.notation()})
+
+    def may_take_back(self, seat: int, action: Action) -> bool:
+        """Whether `seat` may take `action` back after playing it in this state (the state
+        before it): an online table's undo of a step not yet confirmed.
+
+        True only when all of these hold: the action is legal for `seat` now; it is a step
+        within the seat's part of the turn or round that the game treats as not yet
+        confirmed (each game says which in its Rulings); after it the game is not over and
+        `seat` is still to act; and it reveals nothing hidden: no card is drawn, the deck,
+        the cards removed unseen and the RNG are exactly as before. Taking the action back
+        (replaying the game without it) then gives exactly this state again, and nobody
+        learnt anything they could use by playing differently.
+
+        It never raises and never changes the state. The default is False: nothing can be
+        taken back unless the game says so."""
+        return False
+
     # --- outcome ----------------------------------------------------------------------
     @abstractmethod
     def is_over(self) -> bool: ...
@@ -221,6 +252,12 @@ class State(ABC):
     def to_json(self) -> JSON:
         """The full state as position JSON (includes hidden information)."""
 
+    #: Whether some information is private to one seat, so that seats' views differ by more
+    #: than their `seat` field. False (neither game has any, docs/views.md): every seat's
+    #: view is the public view `view(None)` with its own `seat`, so a server may compute the
+    #: public view once and share it (the view checks of the test suites hold games to it).
+    private_views: ClassVar[bool] = False
+
     def view(self, seat: int | None) -> JSON:
         """What a client sitting at `seat` may see, as JSON; `None` is a spectator (the public
         view). This, and only this, is what a server sends to that client.
@@ -247,6 +284,20 @@ class State(ABC):
         """A human-readable text picture of the state."""
 
 
+def _copy_json(value: Any) -> Any:
+    """A deep copy of JSON-like data (dicts, lists, tuples of plain values), several times
+    faster than `copy.deepcopy`; anything else is deep-copied the usual way."""
+    if isinstance(value, dict):
+        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_copy_json(item) for item in value)
+    if value is None or isinstance(value, str | int | float):
+        return value
+    return copy.deepcopy(value)
+
+
 def view_header(state: State, seat: int | None, options: Mapping[str, Any]) -> JSON:
     """The keys every game's view starts with: `format`, `game`, `options` (a deep copy),
     `seat` (None for a spectator), `current_seats` (sorted), `over`, `scores` (one
@@ -264,7 +315,7 @@ def view_header(state: State, seat: int | None, options: Mapping[str, Any]) -> J
     out: JSON = {
         "format": VIEW_FORMAT,
         "game": state.game.info.name,
-        "options": copy.deepcopy(dict(options)),
+        "options": _copy_json(dict(options)),
         "seat": seat,
         "current_seats": sorted(state.current_seats()),
         "over": state.is_over(),

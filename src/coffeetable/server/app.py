@@ -30,10 +30,12 @@ from coffeetable.core.record import GameRecord
 from coffeetable.core.registry import find_game, game_names
 from coffeetable.server import auth
 from coffeetable.server.bots import SEAT_BOTS, BotRunner
+from coffeetable.server.gamedata import game_data
 from coffeetable.server.protocol import (
     ErrorCode,
     ProtocolError,
     Sync,
+    Undo,
     client_schema,
     error_message,
     parse_client_message,
@@ -69,14 +71,21 @@ class Settings(BaseModel):
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
+    """An HTTP error answer; `extra` fields go into the error object (e.g. `field`, `rule`)."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: str) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
+        self.extra = extra
 
 
-def _error(status: int, code: str, message: str, **headers: str) -> JSONResponse:
+def _error(
+    status: int, code: str, message: str, extra: dict[str, str] | None = None, **headers: str
+) -> JSONResponse:
     return JSONResponse(
-        {"error": {"code": code, "message": message}}, status_code=status, headers=headers or None
+        {"error": {"code": code, "message": message, **(extra or {})}},
+        status_code=status,
+        headers=headers or None,
     )
 
 
@@ -172,7 +181,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # ---- errors: always JSON, never a trace ---------------------------------------------------
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return _error(exc.status, exc.code, exc.message)
+        return _error(exc.status, exc.code, exc.message, exc.extra)
 
     @app.exception_handler(TableError)
     async def _table_error(request: Request, exc: TableError) -> JSONResponse:
@@ -216,11 +225,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/api/register", tags=["accounts"], dependencies=[Depends(rate_limited)])
     async def register(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
         """Create an account and log in (sets the session cookie)."""
+        field = "name"
         try:
             name = auth.check_name(body.name)
+            field = "password"
             auth.check_password(body.password)
         except auth.AuthError as exc:
-            raise ApiError(400, "invalid", str(exc)) from None
+            # `field` and `rule` (auth.NAME_RULES / PASSWORD_RULES) let a client say which rule
+            raise ApiError(400, "invalid", str(exc), field=field, rule=exc.code) from None
         storage: Storage = request.app.state.storage
         try:
             hashed = await asyncio.to_thread(auth.hash_password, body.password)
@@ -287,6 +299,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         return out
 
+    @app.get("/api/games/{game}/data", tags=["lobby"])
+    async def game_data_route(game: str) -> JSONResponse:
+        """What the views' names stand for: Café card layouts (cells, shops) and Coffee Rush
+        board, ingredients and recipes, from the default deck and card files. The same for
+        every table; it never holds a deck's order."""
+        _check_game(game)
+        return JSONResponse(game_data(game), headers={"Cache-Control": "public, max-age=300"})
+
     @app.get("/api/tables", tags=["lobby"])
     async def list_tables(
         request: Request, status: Literal["open", "running", "finished"] | None = None
@@ -317,8 +337,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return out
 
     @app.get("/api/tables/{table_id}", tags=["tables"])
-    async def get_table(table_id: str, request: Request) -> dict[str, Any]:
-        return await _table_out(request, await service_of(request).get(table_id))
+    async def get_table(
+        table_id: str, request: Request, user: Annotated[User | None, Depends(current_user)]
+    ) -> dict[str, Any]:
+        """One table; a private table's players also get its `invite`, to share."""
+        return await _table_out(request, await service_of(request).get(table_id), user)
 
     @app.post("/api/tables/{table_id}/join", tags=["tables"])
     async def join(
@@ -329,7 +352,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ) -> dict[str, Any]:
         body = body or JoinTable()
         table = await service_of(request).join(table_id, user, body.seat, body.invite)
-        return await _table_out(request, table)
+        return await _table_out(request, table, user)
 
     @app.post("/api/tables/{table_id}/leave", tags=["tables"])
     async def leave(
@@ -347,7 +370,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def rematch(
         table_id: str, request: Request, user: Annotated[User, Depends(require_user)]
     ) -> dict[str, Any]:
-        return await _table_out(request, await service_of(request).rematch(table_id, user))
+        return await _table_out(request, await service_of(request).rematch(table_id, user), user)
 
     @app.get("/api/tables/{table_id}/log", tags=["tables"])
     async def game_log(table_id: str, request: Request) -> list[dict[str, Any]]:
@@ -488,6 +511,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                         client.send(svc.snapshot(live, client))
                     elif message.type == "ping":
                         client.send({"type": "pong", "ref": message.ref})
+                    elif isinstance(message, Undo):
+                        await svc.undo(live, client, message.version)
                     else:
                         await svc.act(live, client, message.version, message.action)
                 except ProtocolError as exc:
@@ -542,10 +567,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, Exception):
                     await task
 
-    async def _table_out(request: Request, table: GameTable) -> dict[str, Any]:
+    async def _table_out(
+        request: Request, table: GameTable, user: User | None = None
+    ) -> dict[str, Any]:
+        """The table as anyone may see it; with its invite for a player seated at it."""
         svc = service_of(request)
-        await svc.learn_names(table.seats)
-        return table_json(table, svc.names)
+        await svc.learn_names(table.seats, table.created_by)
+        out = table_json(table, svc.names)
+        if table.private and seat_of(table, user) is not None:
+            out["invite"] = table.invite_token
+        return out
 
     # the browser client: static files, no build step (src/coffeetable/web/static)
     app.mount("/", StaticFiles(directory=WEB_ROOT, html=True, check_dir=False), name="web")

@@ -30,10 +30,28 @@ from typing import Any, Final, Literal
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import Argon2Error
 
+#: The rules a name or a password can break: the `code` of an AuthError (and the `rule` of
+#: the server's 400 answer), for clients that say which rule in the user's language.
+NAME_RULES: Final = (
+    "bad_type",
+    "too_short",
+    "too_long",
+    "invisible_character",
+    "space",
+    "bad_mark",
+    "bad_character",
+    "leading_punctuation",
+    "no_letter",
+    "mixed_scripts",
+    "reserved",
+)
+PASSWORD_RULES: Final = ("bad_type", "too_short", "too_long")
+
 
 class AuthError(ValueError):
     """A password or name that the rules refuse. `str(error)` is a sentence to show the user;
-    `code` names the rule for programs (e.g. "too_short", "reserved")."""
+    `code` names the rule for programs (e.g. "too_short", "reserved"; one of NAME_RULES or
+    PASSWORD_RULES)."""
 
     def __init__(self, message: str, code: str) -> None:
         super().__init__(message)

@@ -33,6 +33,7 @@ class ErrorCode:
     ILLEGAL = "illegal"  # the action cannot be read or is not legal now
     GAME_OVER = "game_over"  # the game has ended
     NOT_STARTED = "not_started"  # the table has not started yet
+    CANNOT_UNDO = "cannot_undo"  # the last move is not the seat's own step it may take back
     RATE_LIMITED = "rate_limited"  # too many messages; slow down
     SERVER = "server_error"  # our fault; nothing changed
 
@@ -60,6 +61,16 @@ class Act(_Message):
     ref: str | None = Field(default=None, max_length=64)
 
 
+class Undo(_Message):
+    """Take back the table's last move, the sender's own step not yet confirmed (its turn goes
+    on, and it revealed nothing hidden). `version` is the version the client last saw: the
+    undo happens only if it is still the table's version."""
+
+    type: Literal["undo"]
+    version: int = Field(ge=0)
+    ref: str | None = Field(default=None, max_length=64)
+
+
 class Sync(_Message):
     """Ask for a fresh snapshot (after a reconnect, or when the client thinks it is behind)."""
 
@@ -71,12 +82,12 @@ class Ping(_Message):
     ref: str | None = Field(default=None, max_length=64)
 
 
-ClientMessage = Annotated[Act | Sync | Ping, Field(discriminator="type")]
-_ADAPTER: TypeAdapter[Act | Sync | Ping] = TypeAdapter(ClientMessage)
-CLIENT_TYPES = ("act", "sync", "ping")
+ClientMessage = Annotated[Act | Undo | Sync | Ping, Field(discriminator="type")]
+_ADAPTER: TypeAdapter[Act | Undo | Sync | Ping] = TypeAdapter(ClientMessage)
+CLIENT_TYPES = ("act", "undo", "sync", "ping")
 
 
-def parse_client_message(raw: str | bytes) -> Act | Sync | Ping:
+def parse_client_message(raw: str | bytes) -> Act | Undo | Sync | Ping:
     """The message in `raw`, or ProtocolError with the reason."""
     size = len(raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw)
     if size > MAX_MESSAGE_BYTES:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import logging
 import secrets
 import time
@@ -25,10 +24,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 from coffeetable.core.errors import CoffeetableError, DataError
 from coffeetable.core.game import Game, State
 from coffeetable.core.record import GameRecord
 from coffeetable.core.registry import find_game, game_names
+from coffeetable.core.say import render as render_say
 from coffeetable.server.bots import ZOMBIE_BOT, BotRunner, check_bot_name
 from coffeetable.server.clock import ClockSettings, GameClock
 from coffeetable.server.protocol import ErrorCode, ProtocolError
@@ -98,6 +100,12 @@ class LiveTable:
     bot_task: asyncio.Task[None] | None = None
     timer_task: asyncio.Task[None] | None = None
     names: list[str] = field(default_factory=list)  # per seat, for logs and records
+    # whether the last move in `log` may be taken back by its seat (State.may_take_back)
+    last_undoable: bool = False
+    # the views of `state` computed so far, per seat (TableService._view)
+    views: tuple[State | None, dict[int | None, dict[str, Any]]] = field(
+        default_factory=lambda: (None, {})
+    )
 
     @property
     def version(self) -> int:
@@ -215,6 +223,7 @@ class TableService:
             invite_token=secrets.token_urlsafe(12) if private else None,
             created_by=user.id,
         )
+        self.names[user.id] = user.name
         self.on_lobby_change(table)
         return table
 
@@ -340,14 +349,17 @@ class TableService:
             if meta is None:
                 raise TableError(404, "no_table", f"there is no table {table_id!r}")
             live = LiveTable(meta=meta, game=find_game(meta.game))
+            await self.learn_names(meta.seats, meta.created_by)
             if meta.status in ("running", "finished"):
                 await self._prepare(live)
                 actions = await self.storage.list_actions(table_id)
                 state = live.state
                 assert state is not None
-                for stored in actions:
+                for index, stored in enumerate(actions):
                     action = live.game.parse_action(stored.notation)
                     entry = self._log_entry(live, state, stored.version, stored.seat, action)
+                    if index == len(actions) - 1 and bot_of(meta.seats[stored.seat]) is None:
+                        live.last_undoable = state.may_take_back(stored.seat, action)
                     state.apply(stored.seat, action)
                     live.log.append(entry)
                 self._restore_clock(live)
@@ -375,10 +387,13 @@ class TableService:
         if live.clock is not None and live.state is not None:
             live.clock.sync(live.state.current_seats() if not live.state.is_over() else ())
 
-    async def learn_names(self, seats: Iterable[Seat]) -> None:
-        """Put the names of the people in `seats` into `names` (for `table_json`)."""
+    async def learn_names(self, seats: Iterable[Seat], creator: int | None = None) -> None:
+        """Put the names of the people in `seats`, and of the table's creator, into `names`
+        (for `table_json`)."""
         for seat in seats:
             await self._seat_name(seat)
+        if creator is not None:
+            await self._seat_name(Seat("human", user_id=creator))
 
     async def _seat_name(self, seat: Seat) -> str:
         if seat.kind == "bot":
@@ -438,6 +453,103 @@ class TableService:
                 raise ProtocolError(ErrorCode.ILLEGAL, str(exc)) from None
             await self._commit(live, seat, played, after)
 
+    async def undo(self, live: LiveTable, client: Client, version: int) -> None:
+        """A client takes back its own last step (docs/server-protocol.md): only the table's
+        last move, made by the client's seat at `version`, which its game allows to be taken
+        back (`State.may_take_back`: the seat is still to act and nothing hidden was
+        revealed). The state is rebuilt by replaying the stored actions without it; the
+        version moves on by one; clocks are not refunded; the move leaves the log. Raises
+        ProtocolError (to that client only) and changes nothing if it cannot be done."""
+        async with live.lock:
+            meta = live.meta
+            state = live.state
+            if meta.status == "open" or state is None:
+                raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started yet")
+            if meta.status != "running" or state.is_over():
+                raise ProtocolError(ErrorCode.GAME_OVER, "the game is over")
+            seat = client.seat
+            if seat is None:
+                raise ProtocolError(ErrorCode.NOT_SEATED, "spectators cannot take moves back")
+            if meta.seats[seat].bot is not None:
+                raise ProtocolError(
+                    ErrorCode.NOT_YOUR_TURN,
+                    "a bot plays your seat now (you left or ran out of time)",
+                )
+            if version != meta.version:
+                raise ProtocolError(
+                    ErrorCode.STALE_VERSION,
+                    f"you asked to undo at version {version}, but the table is at version "
+                    f"{meta.version}: look at the latest state first",
+                )
+            if not live.log or live.log[-1]["seat"] != seat:
+                raise ProtocolError(
+                    ErrorCode.CANNOT_UNDO,
+                    "the last move is not yours: only your own last move can be taken back",
+                )
+            if not live.last_undoable:
+                raise ProtocolError(
+                    ErrorCode.CANNOT_UNDO,
+                    "that move cannot be taken back: it ended your turn or revealed something "
+                    "hidden",
+                )
+            if live.clock is not None and seat in live.clock.expired():
+                raise ProtocolError(
+                    ErrorCode.NOT_YOUR_TURN, "your time has run out: a bot plays your seat now"
+                )
+            stored = await self.storage.list_actions(meta.id)
+            if not stored or stored[-1].version != live.log[-1]["version"]:
+                raise ProtocolError(ErrorCode.SERVER, "the table changed; nothing was undone")
+            rebuilt = live.game.new_initial_state(len(meta.seats), meta.seed, meta.options)
+            undoable = False
+            for index, action in enumerate(stored[:-1]):
+                played = live.game.parse_action(action.notation)
+                if index == len(stored) - 2 and bot_of(meta.seats[action.seat]) is None:
+                    undoable = rebuilt.may_take_back(action.seat, played)
+                rebuilt.apply(action.seat, played)
+            changes: TableChanges = {}
+            clock = live.clock
+            before = clock.snapshot() if clock is not None else None
+            if clock is not None:
+                clock.on_moved(seat, turn_ended=False)  # the time spent is not refunded
+                clock.sync(rebuilt.current_seats())
+                changes["clock"] = {**clock.settings.to_json(), "state": clock.snapshot()}
+            try:
+                removed = await self.storage.remove_last_action(
+                    meta.id, meta.version, changes or None
+                )
+            except BaseException:
+                if clock is not None and before is not None:
+                    clock.restore(before)
+                raise
+            live.state = rebuilt
+            live.log.pop()
+            live.last_undoable = undoable
+            stored_fields: dict[str, Any] = dict(changes)  # the clock only
+            live.meta = dataclasses.replace(meta, version=meta.version + 1, **stored_fields)
+            undone = {"version": removed.version, "seat": removed.seat, "action": removed.notation}
+            for client_ in list(live.clients):
+                client_.send(
+                    {
+                        "type": "undo",
+                        "version": live.meta.version,
+                        "undone": undone,
+                        **self._seat_payload(live, client_.seat),
+                    }
+                )
+            self._after_change(live)
+
+    def may_undo(self, live: LiveTable, seat: int | None) -> bool:
+        """Whether `seat` may take back the table's last move now (`undoable` in its
+        payload): its own, allowed by the game, in a running game it still plays itself."""
+        return (
+            seat is not None
+            and live.last_undoable
+            and bool(live.log)
+            and live.log[-1]["seat"] == seat
+            and live.meta.status == "running"
+            and live.meta.seats[seat].bot is None
+        )
+
     async def _commit(self, live: LiveTable, seat: int, action: Any, after: State) -> None:
         """Store the action, then make it the table's state and tell everyone (lock held)."""
         meta = live.meta
@@ -468,18 +580,21 @@ class TableService:
         live.meta = dataclasses.replace(meta, version=stored.version, **stored_fields)
         entry = self._log_entry(live, before_state, stored.version, seat, action)
         live.log.append(entry)
+        live.last_undoable = (
+            before_state is not None
+            and bot_of(meta.seats[seat]) is None
+            and before_state.may_take_back(seat, action)
+        )
         payloads: dict[int | None, str] = {}  # one encoded view per seat, for all its clients
         for client in list(live.clients):
             if client.seat not in payloads:
-                payloads[client.seat] = json.dumps(
+                payloads[client.seat] = encode_json(
                     {
                         "type": "update",
                         "version": live.meta.version,
                         "move": entry,
                         **self._seat_payload(live, client.seat),
-                    },
-                    separators=(",", ":"),
-                    ensure_ascii=False,
+                    }
                 )
             client.send(payloads[client.seat])
         if after.is_over():
@@ -490,17 +605,50 @@ class TableService:
     def _log_entry(
         self, live: LiveTable, before: State | None, version: int, seat: int, action: Any
     ) -> dict[str, Any]:
-        """A line of the game log: the move in notation and in words (`State.describe` on
-        the state before it)."""
+        """A line of the game log: the move in notation, in English words (`text`, from
+        `State.describe` on the state before it) and as a message key with parameters
+        (`say`, `State.say`) that clients write in their own language."""
         name = live.names[seat] if seat < len(live.names) else f"seat {seat}"
         notation = action.notation()
         words = notation
+        said: dict[str, Any] = {"key": "log.plays", "params": {"notation": notation}}
         if before is not None:
             try:
-                words = before.describe(seat, action)
+                sentence = before.say(seat, action)
+                words = render_say(sentence, live.game.log_templates)
+                said = sentence.to_json()
             except Exception:  # the move is stored already: a log-text bug must not stop it
                 log.exception("describe failed at table %s", live.meta.id)
-        return {"version": version, "seat": seat, "action": notation, "text": f"{name} {words}"}
+        return {
+            "version": version,
+            "seat": seat,
+            "action": notation,
+            "text": f"{name} {words}",
+            "say": said,
+        }
+
+    def _view(self, live: LiveTable, seat: int | None) -> dict[str, Any]:
+        """The seat's view of the table's state, computed once per state: unless the game has
+        information private to a seat (`State.private_views`), every seat's view is the
+        public one with its own `seat`, so one view serves every client. The views are
+        shared by the messages that hold them: nobody may change them."""
+        state = live.state
+        assert state is not None
+        cached_state, views = live.views
+        if cached_state is not state:
+            views = {}
+            live.views = (state, views)
+        view = views.get(seat)
+        if view is None:
+            if state.private_views:
+                view = state.view(seat)
+            else:
+                public = views.get(None)
+                if public is None:
+                    public = views[None] = state.view(None)
+                view = public if seat is None else {**public, "seat": seat}
+            views[seat] = view
+        return view
 
     def _seat_payload(self, live: LiveTable, seat: int | None) -> dict[str, Any]:
         state = live.state
@@ -510,9 +658,10 @@ class TableService:
             legal = [a.notation() for a in state.legal_actions(seat)]
         return {
             "seat": seat,
-            "view": state.view(seat),
+            "view": self._view(live, seat),
             "legal": legal,
             "clock": live.clock.snapshot() if live.clock is not None else None,
+            "undoable": self.may_undo(live, seat),
         }
 
     def snapshot(self, live: LiveTable, client: Client) -> dict[str, Any]:
@@ -523,6 +672,8 @@ class TableService:
             "log": live.log[-200:],
             "seat": client.seat,
         }
+        if live.meta.private and client.seat is not None:
+            out["invite"] = live.meta.invite_token  # the players may share it
         if live.state is not None:
             out.update(self._seat_payload(live, client.seat))
         return out
@@ -660,7 +811,12 @@ class TableService:
             live.meta.game, state.to_json(), seat, HINT_BOT, live.meta.seed ^ (version + 7919)
         )
         action = live.game.parse_action(text)
-        return {"version": version, "action": text, "text": state.describe(seat, action)}
+        return {
+            "version": version,
+            "action": text,
+            "text": state.describe(seat, action),
+            "say": state.say(seat, action).to_json(),
+        }
 
     # ==== records =============================================================================
     async def record(self, table_id: str) -> GameRecord:
@@ -712,13 +868,15 @@ class TableService:
         return started
 
     async def replay_view(self, table_id: str, version: int) -> dict[str, Any]:
-        """The public view after the first `version` moves of a finished game."""
+        """The public view after the first `version` moves of a finished game (`version`
+        counts moves here: after undos the table's version is larger than its number of
+        moves)."""
         meta = await self.get(table_id)
         if meta.status != "finished":
             raise TableError(409, "not_finished", "replays are for finished games")
-        if not 0 <= version <= meta.version:
-            raise TableError(404, "no_move", f"this game has moves 0..{meta.version}")
         actions = await self.storage.list_actions(table_id)
+        if not 0 <= version <= len(actions):
+            raise TableError(404, "no_move", f"this game has moves 0..{len(actions)}")
         game = find_game(meta.game)
         state = game.new_initial_state(len(meta.seats), meta.seed, meta.options)
         for stored in actions[:version]:
@@ -753,12 +911,18 @@ class TableService:
                 client.close()
 
 
+def encode_json(message: dict[str, Any]) -> str:
+    """A message as compact JSON text (orjson: several times faster than `json` on views)."""
+    return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
 def result_json(state: State) -> dict[str, Any]:
     return {"scores": [s.to_json() for s in state.scores()], "winners": state.winners()}
 
 
 def table_json(meta: GameTable, names: dict[int, str]) -> dict[str, Any]:
-    """What anyone may see of a table (never its seed or invite token)."""
+    """What anyone may see of a table (never its seed or invite token). `created_by` is the
+    creator's name (None if unknown to `names`)."""
     return {
         "id": meta.id,
         "game": meta.game,
@@ -777,6 +941,7 @@ def table_json(meta: GameTable, names: dict[int, str]) -> dict[str, Any]:
         "private": meta.private,
         "status": meta.status,
         "version": meta.version,
+        "created_by": names.get(meta.created_by) if meta.created_by is not None else None,
         "created_at": meta.created_at.isoformat(),
         "started_at": meta.started_at.isoformat() if meta.started_at else None,
         "finished_at": meta.finished_at.isoformat() if meta.finished_at else None,

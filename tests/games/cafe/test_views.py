@@ -217,7 +217,12 @@ def test_the_documented_example_position() -> None:
     assert [s["stage"] for s in view["seats"]] == ["place", "act"]
     assert [s["ap"] for s in view["seats"]] == [0, 3]
     assert [s["total"] for s in view["scores"]] == [0, 0]
-    assert view["seats"] == state.to_json()["seats"]  # every seat is public as it is
+    # every seat is public as it is, and each shop says whether it can still be completed
+    seats = json.loads(json.dumps(view["seats"]))
+    available = [[shop.pop("available") for shop in s["area"]["shops"]] for s in seats]
+    assert seats == state.to_json()["seats"]
+    assert available == [[shop.available for shop in p.area.shops] for p in state.players]
+    assert available == [[True, True], [False, True]]  # seat 1 lost a shop
     check_no_peek(state)
     check_redacted(state)
     check_view_basics(GAME, state)

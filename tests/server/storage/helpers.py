@@ -7,11 +7,11 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import asyncpg
 
-from coffeetable.server.storage import GameTable, Seat, SqlStorage, engine_for_url
+from coffeetable.server.storage import GameTable, Seat, SqlStorage, open_storage
 
 
 @dataclass
@@ -30,7 +30,7 @@ class FakeClock:
 
 def open_sql_storage(url: str, clock: Callable[[], datetime] | None = None) -> SqlStorage:
     """Like `open_storage`, typed as the SQL implementation (tests look at its engine)."""
-    return SqlStorage(engine_for_url(url), clock=clock)
+    return cast(SqlStorage, open_storage(url, clock=clock))
 
 
 async def create_postgres_schema(base_url: str, prefix: str = "test") -> str:

@@ -92,3 +92,51 @@ async def test_final_action_finishes_the_table_atomically(
     with pytest.raises(TypeError, match="cannot change version"):
         await storage.append_action("t1", 1, 0, "x", {"version": 5})  # type: ignore[typeddict-unknown-key]
     assert len(await storage.list_actions("t1")) == 1
+
+
+async def test_remove_last_action_is_a_compare_and_swap(storage: SqlStorage) -> None:
+    """An undo: the last action goes, the version moves on (never back), and the next
+    action takes the version after the undo's."""
+    await make_table(storage)
+    first = await storage.append_action("t1", 0, 0, "take P1")
+    second = await storage.append_action("t1", 1, 1, "take P2")
+    clock_state = {"kind": "realtime", "state": {"remaining": [5.0, 6.0]}}
+    removed = await storage.remove_last_action("t1", 2, {"clock": clock_state})
+    assert removed == second
+    table = await storage.get_table("t1")
+    assert table is not None and table.version == 3 and table.clock == clock_state
+    assert await storage.list_actions("t1") == [first]
+    again = await storage.append_action("t1", 3, 1, "take P3")
+    assert again.version == 4
+    assert [a.notation for a in await storage.list_actions("t1")] == ["take P1", "take P3"]
+    # a stale version changes nothing, and neither does a table without actions
+    for expected in (2, 3, 5):
+        with pytest.raises(StaleVersionError) as caught:
+            await storage.remove_last_action("t1", expected, {"status": "finished"})
+        assert caught.value.actual == 4
+    assert [a.version for a in await storage.list_actions("t1")] == [1, 4]
+    await make_table(storage, "t2")
+    with pytest.raises(NotFoundError, match="no action"):
+        await storage.remove_last_action("t2", 0)
+    empty = await storage.get_table("t2")
+    assert empty is not None and empty.version == 0
+    with pytest.raises(NotFoundError, match="no table 'ghost'"):
+        await storage.remove_last_action("ghost", 0)
+    table = await storage.get_table("t1")
+    assert table is not None and table.version == 4 and table.status == "open"
+
+
+async def test_undo_races_a_move_exactly_one_wins(storage: SqlStorage) -> None:
+    await make_table(storage)
+    await storage.append_action("t1", 0, 0, "take P1")
+    await storage.append_action("t1", 1, 0, "take P2")
+    outcomes = await asyncio.gather(
+        storage.remove_last_action("t1", 2),
+        storage.append_action("t1", 2, 1, "take P3"),
+        return_exceptions=True,
+    )
+    assert sum(isinstance(o, StaleVersionError) for o in outcomes) == 1, outcomes
+    stored = [a.notation for a in await storage.list_actions("t1")]
+    assert stored in (["take P1"], ["take P1", "take P2", "take P3"])
+    table = await storage.get_table("t1")
+    assert table is not None and table.version == 3

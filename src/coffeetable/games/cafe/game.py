@@ -7,6 +7,7 @@ from typing import Any
 
 from coffeetable.core.errors import DataError, NotationError
 from coffeetable.core.game import Action, Game, GameInfo
+from coffeetable.core.say import Template
 from coffeetable.games.cafe import actions as act
 from coffeetable.games.cafe.deck import Deck, default_deck
 from coffeetable.games.cafe.state import CafeState
@@ -76,6 +77,12 @@ class CafeGame(Game):
         return CafeState.new_game(self, num_players, seed, normalized)
 
     # --- notation and encoding -------------------------------------------------------------
+    @property
+    def log_templates(self) -> Mapping[str, Template]:
+        from coffeetable.games.cafe.describe import TEMPLATES
+
+        return TEMPLATES
+
     def parse_action(self, text: str) -> Action:
         return act.parse_action(text)
 

@@ -13,8 +13,10 @@ from enum import IntEnum
 from itertools import combinations_with_replacement
 from typing import TYPE_CHECKING, Any
 
+from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.game import Action, ScoreBreakdown, Shuffler, State
 from coffeetable.core.rng import Rng
+from coffeetable.core.say import Say
 from coffeetable.games.cafe.actions import (
     Bid,
     BidDone,
@@ -800,6 +802,43 @@ class CafeState(State):
         from coffeetable.games.cafe.describe import describe
 
         return describe(self, seat, action)
+
+    def say(self, seat: int, action: Action) -> Say:
+        """`describe`'s sentence as a message key and parameters (for other languages)."""
+        from coffeetable.games.cafe.describe import say
+
+        return say(self, seat, action)
+
+    def may_take_back(self, seat: int, action: Action) -> bool:
+        """Ruling UNDO1: only a step of the action phase that leaves the seat in its action
+        phase may be taken back (a produce, dry, roast, deliver, fill or clear that does not
+        end the seat's turn). Bids, draft picks, placements, `end` and the step that ends
+        the seat's turn are confirmed; so is anything that changes the deck, the display,
+        the cards removed unseen or the RNG (none of these steps does)."""
+        if (
+            self.phase is not Phase.TURNS
+            or not isinstance(seat, int)
+            or not 0 <= seat < self.num_players
+            or self.players[seat].stage is not Stage.ACT
+        ):
+            return False
+        try:
+            action = self.canonical_action(seat, action)
+            if action not in self.legal_actions(seat):
+                return False
+        except CoffeetableError:
+            return False
+        after = self.clone()
+        after.apply_unchecked(seat, action)
+        return (
+            after.phase is Phase.TURNS
+            and after.round == self.round
+            and after.players[seat].stage is Stage.ACT
+            and after.deck == self.deck
+            and after.display == self.display
+            and after.removed == self.removed
+            and after.rng.state == self.rng.state
+        )
 
     # ==== scoring ==========================================================================
     def scores(self) -> list[ScoreBreakdown]:

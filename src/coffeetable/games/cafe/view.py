@@ -48,7 +48,14 @@ def state_view(state: CafeState, seat: int | None) -> dict[str, Any]:
     if state.phase is Phase.AUCTION:
         out["auction"] = auction_to_json(state)
     out["supply"] = counts_to_json(state.supply)
-    out["seats"] = [player_to_json(p) for p in state.players]
+    seats = []
+    for player in state.players:
+        entry = player_to_json(player)
+        # views add whether each shop can still be completed (not in positions: derived)
+        for shop_json, shop in zip(entry["area"]["shops"], player.area.shops, strict=True):
+            shop_json["available"] = shop.available
+        seats.append(entry)
+    out["seats"] = seats
     return out
 
 

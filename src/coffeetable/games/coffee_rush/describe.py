@@ -6,6 +6,10 @@ counter 3". Only public information is used (the board, hands, cups, counters an
 never the deck. A whole turn written on one line (a `Turn`) gets one clause per group of
 steps, joined by "; " ("moves b2-c3-c4, taking ice and milk; pours milk into cup 1; ends
 the turn"). An action that is not legal now is written "plays NOTATION".
+
+The sentences are built as data first (`say`: a message key and its parameters, see
+`coffeetable.core.say`), so that a client can write them in other languages; `TEMPLATES`
+holds the English text of every key.
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ from collections.abc import Sequence
 
 from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.game import Action
+from coffeetable.core.say import Join, Say, Template, render
 from coffeetable.games.coffee_rush.actions import (
-    UPGRADE_TITLES,
+    UPGRADES,
     Empty,
     End,
     Place,
@@ -35,15 +40,61 @@ from coffeetable.games.coffee_rush.state import (
     placement_order,
 )
 
+#: The English text of every log key Coffee Rush produces (the web client's en.json has
+#: the same under the same keys; tests check both).
+TEMPLATES: dict[str, Template] = {
+    "log.plays": "plays {notation}",
+    "log.rush.place": "places a meeple on {square} ({ingredient})",
+    "log.rush.place_second": "places a second meeple on {square} ({ingredient})",
+    "log.rush.step": "moves from {from} to {to}, taking {taking}{extra}",
+    "log.rush.nothing_left": "nothing (no {ingredient} left)",
+    "log.rush.nothing": "nothing",
+    "log.rush.spending": {
+        "one": ", spending a rush token",
+        "other": ", spending {n} rush tokens",
+    },
+    "log.rush.token": {"one": "{ingredient}", "other": "{n} {ingredient}"},
+    "log.rush.stop": "stops moving on {square}",
+    "log.rush.upgrade": {
+        "one": "upgrades to {upgrade}, discarding {n} completed order",
+        "other": "upgrades to {upgrade}, discarding {n} completed orders",
+    },
+    "log.rush.pour": "pours {ingredient} into cup {cup}",
+    "log.rush.pour_now": "pours {ingredient} into cup {cup} (now {tokens})",
+    "log.rush.empty": "empties cup {cup} ({tokens})",
+    "log.rush.serve": "serves a {drink} from cup {cup} to counter {counter}{extra}",
+    "log.rush.serve_an": "serves an {drink} from cup {cup} to counter {counter}{extra}",
+    "log.rush.earning_rush": ", earning a rush token",
+    "log.rush.end": "ends the turn{extra}",
+    "log.rush.end_returns": " (returns {tokens} unpoured)",
+    "log.rush.end_penalties": {
+        "one": " (1 order expires as a penalty)",
+        "other": " ({n} orders expire as penalties)",
+    },
+    "log.rush.end_both": {
+        "one": " (returns {tokens} unpoured; 1 order expires as a penalty)",
+        "other": " (returns {tokens} unpoured; {n} orders expire as penalties)",
+    },
+    "log.rush.path": "moves {path}, taking {taking}{extra}",
+    "log.rush.pours": "pours {items}",
+    "log.rush.into_cup": "{tokens} into cup {cup}",
+    "log.rush.turn": "{clauses}",
+}
+
 
 def describe(state: RushState, seat: int, action: Action) -> str:
     """One sentence saying what `seat` does with `action` in `state` (see the module doc)."""
+    return render(say(state, seat, action), TEMPLATES)
+
+
+def say(state: RushState, seat: int, action: Action) -> Say:
+    """The sentence of `describe` as a key and parameters (`coffeetable.core.say`)."""
     if isinstance(action, Turn):
         return _turn(state, seat, action)
     legal = _legal_form(state, seat, action)
     if legal is None:
         return _generic(action)
-    return _step_text(state, seat, legal)
+    return _step_say(state, seat, legal)
 
 
 def _legal_form(state: RushState, seat: int, action: Action) -> RushAction | None:
@@ -59,55 +110,72 @@ def _legal_form(state: RushState, seat: int, action: Action) -> RushAction | Non
     return None
 
 
-def _step_text(state: RushState, seat: int, action: RushAction) -> str:
+def _step_say(state: RushState, seat: int, action: RushAction) -> Say:
     """The sentence for one legal, canonical step."""
     cards = state.cards
     names = cards.ingredients
     if isinstance(action, Place):
         _, meeple = placement_order(state.num_players)[state.placed]
-        which = "a second meeple" if meeple else "a meeple"
-        return f"places {which} on {_square(state, action.square)}"
+        key = "log.rush.place_second" if meeple else "log.rush.place"
+        return Say(key, _square(state, action.square))
     if isinstance(action, Step):
         taken, rush = _step_gain(state, seat, action)
-        text = f"moves from {square_name(action.frm)} to {square_name(action.to)}, taking "
-        if any(taken):
-            text += _tokens(names, taken)
-        else:
-            text += f"nothing (no {names[cards.board[action.to]]} left)"
-        return text + (", spending a rush token" if rush else "")
-    if isinstance(action, Stop):
-        return f"stops moving on {square_name(state.meeples[seat][state.meeple])}"
-    if isinstance(action, Upgrade):
-        return (
-            f"upgrades to {UPGRADE_TITLES[action.kind]}, discarding {UPGRADE_COST} completed orders"
+        taking = (
+            _tokens(names, taken)
+            if any(taken)
+            else Say("log.rush.nothing_left", {"ingredient": names[cards.board[action.to]]})
         )
+        extra: Say | str = Say("log.rush.spending", {"n": 1}) if rush else ""
+        return Say(
+            "log.rush.step",
+            {
+                "from": square_name(action.frm),
+                "to": square_name(action.to),
+                "taking": taking,
+                "extra": extra,
+            },
+        )
+    if isinstance(action, Stop):
+        return Say("log.rush.stop", {"square": square_name(state.meeples[seat][state.meeple])})
+    if isinstance(action, Upgrade):
+        return Say("log.rush.upgrade", {"upgrade": UPGRADES[action.kind], "n": UPGRADE_COST})
     if isinstance(action, Pour):
         before = state.cups[seat][action.cup]
-        text = f"pours {action.ingredient} into cup {action.cup + 1}"
+        params: dict[str, object] = {"ingredient": action.ingredient, "cup": action.cup + 1}
         if not any(before):
-            return text
+            return Say("log.rush.pour", params)
         after = list(before)
         after[cards.ingredients.index(action.ingredient)] += 1
-        return f"{text} (now {_tokens(names, after)})"
+        return Say("log.rush.pour_now", {**params, "tokens": _tokens(names, after)})
     if isinstance(action, Empty):
-        return f"empties cup {action.cup + 1} ({_tokens(names, state.cups[seat][action.cup])})"
+        return Say(
+            "log.rush.empty",
+            {"cup": action.cup + 1, "tokens": _tokens(names, state.cups[seat][action.cup])},
+        )
     if isinstance(action, Serve):
         drink = action.drink or ""
-        text = f"serves {_article(drink)} {drink} from cup {action.cup + 1} to counter {action.counter + 1}"
         special = cards.drinks[cards.drink_index(drink)].special
-        return f"{text}, earning a rush token" if special and state.rush_supply else text
+        return Say(
+            "log.rush.serve_an" if _article(drink) == "an" else "log.rush.serve",
+            {
+                "drink": drink,
+                "cup": action.cup + 1,
+                "counter": action.counter + 1,
+                "extra": Say("log.rush.earning_rush") if special and state.rush_supply else "",
+            },
+        )
     if isinstance(action, End):
-        notes = []
-        if any(state.hand):
-            notes.append(f"returns {_tokens(names, state.hand)} unpoured")
         fallen = len(state.counters[seat][3])
-        if fallen:
-            notes.append(
-                "1 order expires as a penalty"
-                if fallen == 1
-                else f"{fallen} orders expire as penalties"
+        end_extra: Say | str = ""
+        if any(state.hand) and fallen:
+            end_extra = Say(
+                "log.rush.end_both", {"tokens": _tokens(names, state.hand), "n": fallen}
             )
-        return "ends the turn" + (f" ({'; '.join(notes)})" if notes else "")
+        elif any(state.hand):
+            end_extra = Say("log.rush.end_returns", {"tokens": _tokens(names, state.hand)})
+        elif fallen:
+            end_extra = Say("log.rush.end_penalties", {"n": fallen})
+        return Say("log.rush.end", {"extra": end_extra})
     return _generic(action)  # pragma: no cover - every step kind is handled
 
 
@@ -121,7 +189,7 @@ def _step_gain(state: RushState, seat: int, action: Step) -> tuple[list[int], bo
     return taken, state.steps >= FREE_STEPS
 
 
-def _turn(state: RushState, seat: int, turn: Turn) -> str:
+def _turn(state: RushState, seat: int, turn: Turn) -> Say:
     """A whole turn: paths of steps as one clause, pours grouped, stops left out."""
     trial = state.clone()
     try:
@@ -131,7 +199,7 @@ def _turn(state: RushState, seat: int, turn: Turn) -> str:
     steps = applied.steps if isinstance(applied, Turn) else (applied,)
     replay = state.clone()
     names = state.cards.ingredients
-    clauses: list[str] = []
+    clauses: list[Say] = []
     i = 0
     while i < len(steps):
         step = steps[i]
@@ -151,10 +219,16 @@ def _turn(state: RushState, seat: int, turn: Turn) -> str:
                 last = current.to
                 replay.apply_unchecked(seat, current)
                 i += 1
-            clause = f"moves {'-'.join(path)}, taking " + (_tokens(names, taken) or "nothing")
-            if rush:
-                clause += ", spending " + ("a rush token" if rush == 1 else f"{rush} rush tokens")
-            clauses.append(clause)
+            clauses.append(
+                Say(
+                    "log.rush.path",
+                    {
+                        "path": "-".join(path),
+                        "taking": _tokens(names, taken) if any(taken) else Say("log.rush.nothing"),
+                        "extra": Say("log.rush.spending", {"n": rush}) if rush else "",
+                    },
+                )
+            )
             continue
         if isinstance(step, Pour):
             by_cup: dict[int, list[int]] = {}
@@ -165,50 +239,49 @@ def _turn(state: RushState, seat: int, turn: Turn) -> str:
                 counts[state.cards.ingredients.index(pour.ingredient)] += 1
                 replay.apply_unchecked(seat, pour)
                 i += 1
-            clauses.append(
-                "pours "
-                + _join(
-                    [f"{_tokens(names, c)} into cup {cup + 1}" for cup, c in sorted(by_cup.items())]
-                )
-            )
+            items = [
+                Say("log.rush.into_cup", {"tokens": _tokens(names, c), "cup": cup + 1})
+                for cup, c in sorted(by_cup.items())
+            ]
+            clauses.append(Say("log.rush.pours", {"items": items}))
             continue
         assert isinstance(step, RushAction)
         if not isinstance(step, Stop) or i == len(steps) - 1:  # else implied by what follows
-            clauses.append(_step_text(replay, seat, step))
+            clauses.append(_step_say(replay, seat, step))
         replay.apply_unchecked(seat, step)
         i += 1
-    return "; ".join(clauses) or _generic(turn)
+    if not clauses:
+        return _generic(turn)
+    return Say("log.rush.turn", {"clauses": Join(clauses, "; ")})
 
 
 # --- words ---------------------------------------------------------------------------------
 
 
-def _generic(action: Action) -> str:
+def _generic(action: Action) -> Say:
     """What an action that is not legal now is called: "plays NOTATION"."""
-    return f"plays {action.notation()}".strip()
+    return Say("log.plays", {"notation": action.notation()})
 
 
-def _square(state: RushState, square: int) -> str:
-    """'b2 (milk)'."""
-    return f"{square_name(square)} ({state.cards.ingredients[state.cards.board[square]]})"
+def _square(state: RushState, square: int) -> dict[str, object]:
+    """'b2 (milk)' as parameters."""
+    return {
+        "square": square_name(square),
+        "ingredient": state.cards.ingredients[state.cards.board[square]],
+    }
 
 
-def _tokens(names: Sequence[str], counts: Sequence[int]) -> str:
+def _tokens(names: Sequence[str], counts: Sequence[int]) -> list[Say]:
     """'milk', '2 coffee and steam' (`names`: the card set's ingredients)."""
-    return _join(
-        [name if n == 1 else f"{n} {name}" for name, n in zip(names, counts, strict=True) if n]
-    )
+    return [
+        Say("log.rush.token", {"n": n, "ingredient": name})
+        for name, n in zip(names, counts, strict=True)
+        if n
+    ]
 
 
 def _article(name: str) -> str:
     return "an" if name[:1].lower() in "aeiou" else "a"
 
 
-def _join(words: Sequence[str]) -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
-
-
-__all__ = ["describe"]
+__all__ = ["TEMPLATES", "describe", "say"]

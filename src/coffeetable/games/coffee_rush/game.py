@@ -7,6 +7,7 @@ from typing import Any
 
 from coffeetable.core.errors import DataError, NotationError
 from coffeetable.core.game import Action, Game, GameInfo
+from coffeetable.core.say import Template
 from coffeetable.games.coffee_rush import actions as act
 from coffeetable.games.coffee_rush.cards import CUPS, SQUARES, CardSet, default_cards
 from coffeetable.games.coffee_rush.state import RushState
@@ -93,6 +94,12 @@ class CoffeeRushGame(Game):
         return RushState.new_game(self, num_players, seed, normalized)
 
     # --- notation and encoding --------------------------------------------------------------
+    @property
+    def log_templates(self) -> Mapping[str, Template]:
+        from coffeetable.games.coffee_rush.describe import TEMPLATES
+
+        return TEMPLATES
+
     def parse_action(self, text: str) -> Action:
         return act.parse_action(text, self.cards)
 

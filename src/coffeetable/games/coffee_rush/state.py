@@ -13,8 +13,9 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
-from coffeetable.core.errors import IllegalActionError
+from coffeetable.core.errors import CoffeetableError, IllegalActionError
 from coffeetable.core.game import Action, ScoreBreakdown, Shuffler, State
+from coffeetable.core.say import Say
 from coffeetable.games.coffee_rush.actions import (
     UPGRADES,
     Empty,
@@ -379,6 +380,28 @@ class RushState(State):
         from coffeetable.games.coffee_rush.describe import describe
 
         return describe(self, seat, action)
+
+    def say(self, seat: int, action: Action) -> Say:
+        """`describe`'s sentence as a message key and parameters (for other languages)."""
+        from coffeetable.games.coffee_rush.describe import say
+
+        return say(self, seat, action)
+
+    def may_take_back(self, seat: int, action: Action) -> bool:
+        """Ruling UNDO1: a step within the seat's turn (or its set-up pour, with 2 players)
+        that leaves the same seat to act may be taken back: an upgrade, a step of movement,
+        `stop`, a pour, emptying a cup, a serve. `end`, and a step after which the engine
+        ends the turn (Ruling A1), are confirmed: the turn's end draws cards. Meeple
+        placement at set-up is confirmed (it passes the turn). Nothing else in a turn
+        touches the deck, which is checked all the same."""
+        if self.phase not in (Phase.TURN, Phase.SETUP_POUR) or seat != self.current:
+            return False
+        after = self.clone()
+        try:
+            after.apply(seat, action)
+        except CoffeetableError:
+            return False
+        return after.phase is self.phase and after.current == seat and after.deck == self.deck
 
     def apply_unchecked(self, seat: int, action: Action) -> None:
         self._legal_cache = None

@@ -28,7 +28,8 @@ DEFAULT_RATING = 1500.0
 
 class TableChanges(TypedDict, total=False):
     """The fields of a table that `update_table` may change (the version changes only by
-    `append_action`). A field left out is left alone; None clears a nullable field."""
+    `append_action` and `remove_last_action`). A field left out is left alone; None clears a
+    nullable field."""
 
     status: TableStatus
     seats: Sequence[Seat]
@@ -125,6 +126,19 @@ class Storage(Protocol):
 
     async def list_actions(self, table_id: str) -> list[StoredAction]:
         """The table's actions in order (empty for an unknown table)."""
+
+    async def remove_last_action(
+        self, table_id: str, expected_version: int, changes: TableChanges | None = None
+    ) -> StoredAction:
+        """Take back the table's last action (an undo), only if the table is still at
+        `expected_version`: the action is deleted and the version becomes
+        `expected_version + 1`, in one transaction. The version never goes back, so every
+        client that saw the table before the undo is stale after it; the number of actions
+        is then `version` minus the number of undos, and action versions have a gap where
+        an action was taken back. Returns the removed action. `StaleVersionError` if the
+        table is at another version, `NotFoundError` for an unknown table or one without
+        actions; then nothing changes. `changes` (e.g. the clock) are applied in the same
+        transaction."""
 
     # --- ratings ------------------------------------------------------------------------
     async def get_rating(self, user_id: int, game: str) -> Rating:

@@ -60,8 +60,10 @@ class Seat:
 class GameTable:
     """A table in the board-game sense: one game being set up, played or finished.
 
-    `version` is the number of accepted actions; the game is fully determined by
-    (game, options, seats, seed) and the actions 1..version."""
+    `version` counts every change to the table's moves: each action accepted (also one
+    taken back later) and each undo (`remove_last_action`), so it only grows. Without
+    undos it is the number of actions. The game is fully determined by (game, options, seats, seed) and the
+    stored actions in version order."""
 
     id: str
     game: str
@@ -83,7 +85,9 @@ class GameTable:
 
 @dataclass(frozen=True)
 class StoredAction:
-    """Action number `version` (1-based) of a table, in the game's notation."""
+    """One stored action of a table, in the game's notation. `version` is the table version
+    it made (1-based); after an undo the next action skips the version the undo took, so
+    the n-th action has version n only in a game without undos."""
 
     table_id: str
     version: int

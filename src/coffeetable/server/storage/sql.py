@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import math
 import unicodedata
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
@@ -17,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Unpack
 
+import asyncpg  # type: ignore[import-untyped]  # (no type information)
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
@@ -53,6 +55,7 @@ from coffeetable.server.storage.schema import (
     sessions,
     users,
 )
+from coffeetable.server.storage.sqlite_loop import LoopConnection, SqliteOnLoop, prepared_sql
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 _MIGRATION_LOCK_ID = 0x0C0FFEE7AB1E  # PostgreSQL advisory lock held while migrating
@@ -72,10 +75,27 @@ class SqlStorage:
 
     WRITE_OPTION = "coffeetable_write"  # execution option: this transaction will write
 
-    def __init__(self, engine: AsyncEngine, *, clock: Callable[[], datetime] | None = None):
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        on_loop: SqliteOnLoop | None = None,
+    ):
         self.engine = engine
         self.clock = clock or utc_now
+        # SQLite: transactions run on the event loop's thread through synchronous engines on
+        # the same database (sqlite_loop.py), not through `engine` (aiosqlite: a thread hop
+        # per call). `engine` stays for migrations from the command line and for tests.
+        self._on_loop = on_loop
         self._write_engine = engine.execution_options(**{self.WRITE_OPTION: True})
+        # PostgreSQL: statements that are a whole transaction by themselves run without
+        # BEGIN/COMMIT (one round trip instead of three)
+        self._pg_autocommit: AsyncEngine | None = (
+            engine.execution_options(isolation_level="AUTOCOMMIT")
+            if engine.dialect.name == "postgresql"
+            else None
+        )
         # SQLite has one writer at a time, and a writer that finds the file locked sleeps in
         # SQLite's busy handler (1, 2, 5 ... 100 ms): under load that is most of the latency.
         # Writers of this process therefore take turns here first, so they never meet in
@@ -88,8 +108,12 @@ class SqlStorage:
     @asynccontextmanager
     async def _read(self) -> AsyncIterator[AsyncConnection]:
         try:
-            async with self.engine.connect() as conn:
-                yield conn
+            if self._on_loop is not None:
+                async with self._on_loop.read() as conn:
+                    yield conn
+            else:
+                async with self.engine.connect() as conn:
+                    yield conn
         except (DBAPIError, OSError) as exc:
             raise _database_error(exc) from exc
 
@@ -98,10 +122,24 @@ class SqlStorage:
         """One transaction: committed if the block ends normally, else rolled back."""
         async with self._write_turn or contextlib.nullcontext():
             try:
-                async with self._write_engine.begin() as conn:
-                    yield conn
+                if self._on_loop is not None:
+                    async with self._on_loop.write() as conn:
+                        yield conn
+                else:
+                    async with self._write_engine.begin() as conn:
+                        yield conn
             except (DBAPIError, OSError) as exc:
                 raise _database_error(exc) from exc
+
+    @asynccontextmanager
+    async def _autocommit(self) -> AsyncIterator[AsyncConnection]:
+        """PostgreSQL only: a connection whose every statement commits by itself."""
+        assert self._pg_autocommit is not None
+        try:
+            async with self._pg_autocommit.connect() as conn:
+                yield conn
+        except (DBAPIError, OSError) as exc:
+            raise _database_error(exc) from exc
 
     def _now(self) -> datetime:
         now = self.clock()
@@ -118,6 +156,8 @@ class SqlStorage:
             await conn.run_sync(_upgrade_to_head)
 
     async def close(self) -> None:
+        if self._on_loop is not None:
+            await self._on_loop.close()
         await self.engine.dispose()
 
     # --- users --------------------------------------------------------------------------
@@ -301,27 +341,79 @@ class SqlStorage:
         notation: str,
         changes: TableChanges | None = None,
     ) -> StoredAction:
-        version = expected_version + 1
+        values = _table_values(changes or {})
+        params: dict[str, Any] = {
+            "a_table": table_id,
+            "a_expected": expected_version,
+            "a_version": expected_version + 1,
+            "a_seat": seat,
+            "a_notation": notation,
+            "a_now": self._now(),
+        }
+        params.update({f"a_{name}": value for name, value in values.items()})
+        # The statements are built once per set of changed fields (`_append_statements`), so
+        # a move costs no SQL compilation. The conditional update is the compare-and-swap:
+        # on PostgreSQL it locks the row (a concurrent writer waits, then sees the new
+        # version); SQLite lets one writer in at a time.
+        bump, insert, both = _append_statements(frozenset(values))
+        if self._pg_autocommit is not None:
+            # PostgreSQL: one statement, so one round trip and no BEGIN/COMMIT; the insert
+            # takes its row from the update, so it happens only if the update did
+            async with self._autocommit() as conn:
+                # straight to asyncpg (its own prepared statement), like SQLite's
+                # execute_prepared: SQLAlchemy's execution costs more than the round trip
+                sql, arguments = prepared_sql(both, conn.dialect, params)
+                driver = (await conn.get_raw_connection()).driver_connection
+                assert driver is not None
+                try:
+                    status = await driver.execute(sql, *arguments)  # "INSERT 0 <rows>"
+                except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+                    # what SQLAlchemy would do: a broken connection leaves the pool
+                    if not isinstance(exc, asyncpg.PostgresError) or driver.is_closed():
+                        await conn.invalidate()
+                    raise StorageError(f"database error: {type(exc).__name__}: {exc}") from exc
+                if status.rsplit(" ", 1)[-1] != "1":
+                    await _raise_stale(conn, table_id, expected_version)
+        else:
+            async with self._write() as conn:
+                if isinstance(conn, LoopConnection):  # SQLite on the loop: to the driver
+                    if conn.execute_prepared(bump, params) != 1:
+                        await _raise_stale(conn, table_id, expected_version)
+                    conn.execute_prepared(insert, params)
+                else:
+                    if (await conn.execute(bump, params)).rowcount != 1:
+                        await _raise_stale(conn, table_id, expected_version)
+                    await conn.execute(insert, params)
+        return StoredAction(
+            table_id=table_id,
+            version=params["a_version"],
+            seat=seat,
+            notation=notation,
+            created_at=params["a_now"].astimezone(UTC),
+        )
+
+    async def list_actions(self, table_id: str) -> list[StoredAction]:
+        query = sa.select(actions).where(actions.c.table_id == table_id).order_by(actions.c.version)
+        async with self._read() as conn:
+            rows = (await conn.execute(query)).all()
+        return [_action(row) for row in rows]
+
+    async def remove_last_action(
+        self, table_id: str, expected_version: int, changes: TableChanges | None = None
+    ) -> StoredAction:
         bump = (
             sa.update(game_tables)
             .where(game_tables.c.id == table_id, game_tables.c.version == expected_version)
-            .values(version=version, **_table_values(changes or {}))
+            .values(version=expected_version + 1, **_table_values(changes or {}))
         )
-        insert = (
-            sa.insert(actions)
-            .values(
-                table_id=table_id,
-                version=version,
-                seat=seat,
-                notation=notation,
-                created_at=self._now(),
-            )
-            .returning(*actions.c)
+        last = (
+            sa.select(actions)
+            .where(actions.c.table_id == table_id)
+            .order_by(actions.c.version.desc())
+            .limit(1)
         )
         async with self._write() as conn:
-            # The conditional update is the compare-and-swap: on PostgreSQL it locks the row
-            # (a concurrent writer waits, then sees the new version); SQLite lets one writer
-            # in at a time.
+            # the same compare-and-swap as append_action: the version moves on (never back)
             if (await conn.execute(bump)).rowcount != 1:
                 actual = await conn.scalar(
                     sa.select(game_tables.c.version).where(game_tables.c.id == table_id)
@@ -329,14 +421,15 @@ class SqlStorage:
                 if actual is None:
                     raise NotFoundError(f"there is no table {table_id!r}")
                 raise StaleVersionError(table_id, expected_version, actual)
-            row = (await conn.execute(insert)).one()
+            row = (await conn.execute(last)).first()
+            if row is None:  # rolls the version bump back
+                raise NotFoundError(f"table {table_id!r} has no action to take back")
+            await conn.execute(
+                sa.delete(actions).where(
+                    actions.c.table_id == table_id, actions.c.version == row.version
+                )
+            )
         return _action(row)
-
-    async def list_actions(self, table_id: str) -> list[StoredAction]:
-        query = sa.select(actions).where(actions.c.table_id == table_id).order_by(actions.c.version)
-        async with self._read() as conn:
-            rows = (await conn.execute(query)).all()
-        return [_action(row) for row in rows]
 
     # --- ratings ------------------------------------------------------------------------
     async def get_rating(self, user_id: int, game: str) -> Rating:
@@ -485,6 +578,50 @@ def _upgrade_to_head(connection: sa.Connection) -> None:
     config.set_main_option("script_location", str(MIGRATIONS_DIR).replace("%", "%%"))
     config.attributes["connection"] = connection
     command.upgrade(config, "head")
+
+
+async def _raise_stale(conn: AsyncConnection, table_id: str, expected_version: int) -> None:
+    """The compare-and-swap failed: say why (the table is gone, or at another version)."""
+    actual = await conn.scalar(sa.select(game_tables.c.version).where(game_tables.c.id == table_id))
+    if actual is None:
+        raise NotFoundError(f"there is no table {table_id!r}")
+    raise StaleVersionError(table_id, expected_version, actual)
+
+
+@functools.cache
+def _append_statements(
+    changed: frozenset[str],
+) -> tuple[sa.Update, sa.Insert, sa.Insert]:
+    """`append_action`'s statements for a set of changed table fields, with bound parameters
+    `a_*` only: (the version bump, the insert, both in one PostgreSQL statement)."""
+    bump = (
+        sa.update(game_tables)
+        .where(
+            game_tables.c.id == sa.bindparam("a_table"),
+            game_tables.c.version == sa.bindparam("a_expected"),
+        )
+        .values(
+            version=sa.bindparam("a_version"),
+            **{
+                name: sa.bindparam(f"a_{name}", type_=game_tables.c[name].type)
+                for name in sorted(changed)
+            },
+        )
+    )
+    new_action = {
+        "table_id": sa.bindparam("a_table", type_=actions.c.table_id.type),
+        "version": sa.bindparam("a_version", type_=actions.c.version.type),
+        "seat": sa.bindparam("a_seat", type_=actions.c.seat.type),
+        "notation": sa.bindparam("a_notation", type_=actions.c.notation.type),
+        "created_at": sa.bindparam("a_now", type_=actions.c.created_at.type),
+    }
+    insert = sa.insert(actions).values(new_action)
+    bumped = bump.returning(game_tables.c.id).cte("bumped")
+    both = sa.insert(actions).from_select(
+        list(new_action),
+        sa.select(*(value for name, value in new_action.items())).select_from(bumped),
+    )
+    return bump, insert, both
 
 
 async def _require_user(conn: AsyncConnection, user_id: int) -> None:

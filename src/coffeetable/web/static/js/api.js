@@ -4,10 +4,12 @@
 import { has, t } from "./i18n.js";
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, { field = null, rule = null } = {}) {
     super(message);
     this.status = status;
     this.code = code;
+    this.field = field; // a refused name or password: which one, and the rule it broke
+    this.rule = rule;
   }
 }
 
@@ -31,7 +33,8 @@ async function request(method, path, body) {
   }
   if (!response.ok) {
     const error = (data && data.error) || {};
-    throw new ApiError(response.status, error.code || "http", error.message || response.statusText);
+    throw new ApiError(response.status, error.code || "http", error.message || response.statusText,
+      { field: error.field || null, rule: error.rule || null });
   }
   return data;
 }
@@ -65,6 +68,7 @@ export const api = {
 /** A sentence for the player: the error's code in their language (never a stack trace). */
 export function errorText(err) {
   const code = err && err.code ? err.code : "unknown";
+  if (err && err.field && err.rule && has(`auth.rule.${err.field}.${err.rule}`)) return t(`auth.rule.${err.field}.${err.rule}`);
   if (has(`error.${code}`)) return t(`error.${code}`);
   return t("error.unknown");
 }

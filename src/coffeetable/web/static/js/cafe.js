@@ -15,7 +15,7 @@ let DATA = null;
 
 export async function loadCafeData() {
   if (!DATA) {
-    const response = await fetch("/data/cafe.json");
+    const response = await fetch("/api/games/cafe/data");
     DATA = await response.json();
     DATA.byId = Object.fromEntries(DATA.cards.map((c) => [c.id, c]));
   }
@@ -94,7 +94,9 @@ function analyse(area) {
       const cell = cells.get(key(r, c));
       return cell && cell.cell === "shop" && cell.shop === index;
     });
-    return { ...shop, index, visible, lost: visible.length !== shop.cells.length };
+    // the view says whether the shop is still available; older views did not
+    const lost = typeof shop.available === "boolean" ? !shop.available : visible.length !== shop.cells.length;
+    return { ...shop, index, visible, lost };
   });
   let rows = [0, 1];
   let cols = [0, 2];

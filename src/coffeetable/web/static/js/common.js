@@ -9,8 +9,12 @@ export function rememberHost(id, user) {
   if (user) localStorage.setItem(`coffeetable.host.${id}`, user.name);
 }
 
-export function createdByMe(id, user) {
-  return !!user && localStorage.getItem(`coffeetable.host.${id}`) === user.name;
+/** Whether `user` created the table: the server's `created_by`, else what this browser
+ * remembered when it created the table. */
+export function createdByMe(id, user, table = null) {
+  if (!user) return false;
+  if (table && table.created_by) return table.created_by === user.name;
+  return localStorage.getItem(`coffeetable.host.${id}`) === user.name;
 }
 
 export const SEAT_COLOURS = ["#c0392b", "#2471a3", "#229954", "#d4ac0d"];

@@ -1,9 +1,10 @@
 // Replay of a finished game: the public view after each move, step by step.
 
 import { api, errorText } from "./api.js";
-import { gameTitle, optionsSummary, scoreTable, seatBadge } from "./common.js";
+import { gameTitle, optionsSummary, scoreTable, seatBadge, seatName } from "./common.js";
 import { button, h, mount } from "./dom.js";
 import { t } from "./i18n.js";
+import { logText } from "./say.js";
 import { zoomControls } from "./table.js";
 
 const RENDERERS = {
@@ -53,7 +54,7 @@ export function replayView(tableId, start = -1) {
       button("▶|", () => show(total), { class: "icon", title: t("replay.last"), "aria-label": t("replay.last"), id: "replay-last" }),
       slider,
       h("span", { id: "replay-position" }, t("replay.position", { n, total })),
-      h("p", { class: "replay-move", id: "replay-move" }, move ? move.text : t("replay.start")));
+      h("p", { class: "replay-move", id: "replay-move" }, move ? logText(move, seatName(table.seats[move.seat], move.seat)) : t("replay.start")));
   }
 
   function renderSide(view) {
@@ -67,7 +68,7 @@ export function replayView(tableId, start = -1) {
       h("div", { class: "card log" }, h("h2", {}, t("table.log")),
         h("ol", { class: "log-lines" }, log.map((entry, i) => h("li", { class: i === n - 1 ? "current" : null, "data-version": entry.version },
           h("span", { class: "dot", style: { background: `var(--seat-${entry.seat})` } }),
-          h("a", { href: "#", onclick: (e) => { e.preventDefault(); show(i + 1); } }, entry.text))))));
+          h("a", { href: "#", onclick: (e) => { e.preventDefault(); show(i + 1); } }, logText(entry, seatName(table.seats[entry.seat], entry.seat))))))));
     const list = side.querySelector(".log-lines");
     const current = side.querySelector(".log-lines .current");
     if (list && current) list.scrollTop = current.offsetTop - list.offsetTop - list.clientHeight / 2;
@@ -115,12 +116,13 @@ export function replayView(tableId, start = -1) {
           h("a", { href: `#/table/${table.id}`, class: "button" }, t("replay.to_table"))));
         return;
       }
-      total = table.version;
       try {
         log = await api.log(tableId);
       } catch {
         log = [];
       }
+      // moves, not the table version: a move taken back (undo) bumped the version too
+      total = log.length || table.version;
       const module = await RENDERERS[table.game]();
       renderer = module.createRenderer({ act: () => false, interactive: false });
       mount(boardBox, renderer.el);

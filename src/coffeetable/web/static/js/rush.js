@@ -13,7 +13,7 @@ let DATA = null;
 
 export async function loadRushData() {
   if (!DATA) {
-    const response = await fetch("/data/coffee-rush.json");
+    const response = await fetch("/api/games/coffee-rush/data");
     DATA = await response.json();
     DATA.byName = Object.fromEntries(DATA.drinks.map((d) => [d.name, d]));
   }

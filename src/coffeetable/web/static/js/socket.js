@@ -7,7 +7,7 @@ const RETRIES_ON_STALE = 5;
 
 export class TableSocket {
   /**
-   * handlers: message(msg) for snapshot/update/table/error messages the page must see;
+   * handlers: message(msg) for snapshot/update/undo/table/error messages the page must see;
    * status("connecting" | "open" | "lost"); fatal(code, message) when the table cannot be
    * opened (no such table, private without invite).
    */
@@ -91,7 +91,7 @@ export class TableSocket {
       this.handlers.fatal(msg.code, msg.message);
       return;
     }
-    if (msg.type === "snapshot" || msg.type === "update") {
+    if (msg.type === "snapshot" || msg.type === "update" || msg.type === "undo") {
       this.version = msg.version;
       this.legal = msg.legal || [];
       this.seat = msg.seat;
@@ -159,6 +159,12 @@ export class TableSocket {
     const p = { action, tries: 0, stale: false, ref: `a${this.refCounter}` };
     this.pending = p;
     return this._sendAct(p);
+  }
+
+  /** Take back our last step (the server says whether it may: `undoable`). */
+  undo() {
+    this.pending = null;
+    return this._send({ type: "undo", version: this.version });
   }
 
   sync() {

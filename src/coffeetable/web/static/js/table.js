@@ -8,6 +8,7 @@ import {
 } from "./common.js";
 import { button, formatDuration, h, mount } from "./dom.js";
 import { t, tn } from "./i18n.js";
+import { logText, sayText } from "./say.js";
 import { TableSocket } from "./socket.js";
 
 const RENDERERS = {
@@ -43,6 +44,7 @@ export function tableView(tableId, { invite = null } = {}) {
 
   const model = {
     table: null, view: null, legal: [], seat: null, clock: null, clockAt: 0, version: -1, log: [],
+    undoable: false,
   };
   let socket = null;
   let renderer = null;
@@ -59,6 +61,7 @@ export function tableView(tableId, { invite = null } = {}) {
   const side = h("aside", { class: "table-side" });
   const playersBox = h("div", { class: "card players", id: "players" });
   const hintBox = h("div", { class: "card hint-box", id: "hint-box" });
+  const undoBox = h("div", { class: "card undo-box", id: "undo-box", hidden: true });
   const logBox = h("div", { class: "card log", id: "game-log" });
   const endBox = h("div", { class: "end-overlay", id: "end-screen", hidden: true });
   const preBox = h("div", { class: "card pregame", id: "pregame" });
@@ -95,7 +98,7 @@ export function tableView(tableId, { invite = null } = {}) {
     const table = model.table;
     const me = mySeat(table, session.user);
     const free = table.seats.filter((s) => s.kind === "open").length;
-    const host = createdByMe(table.id, session.user);
+    const host = createdByMe(table.id, session.user, table);
     const rows = table.seats.map((seat, i) => h("li", { class: "pre-seat", "data-seat": i },
       seatBadge(seat, i, { me: i === me }),
       seat.kind === "open" && me === null
@@ -108,6 +111,7 @@ export function tableView(tableId, { invite = null } = {}) {
       actions.push(button(t("table.leave_seat"), leaveSeat, { class: "small", id: "leave-seat" }));
     }
     let inviteBox = null;
+    if (table.private && !invite && model.invite) invite = model.invite; // we play here: share it
     if (table.private && invite) {
       const link = `${location.origin}${location.pathname}#/table/${table.id}?invite=${encodeURIComponent(invite)}`;
       const input = h("input", { readonly: true, value: link, id: "invite-link", onclick: (e) => e.target.select() });
@@ -241,7 +245,7 @@ export function tableView(tableId, { invite = null } = {}) {
     const fresh = hint && hint.version === model.version;
     mount(hintBox,
       button(hintBusy ? t("hint.thinking") : t("hint.ask"), askHint, { class: "small", id: "hint-button", disabled: !canAsk || hintBusy }),
-      fresh ? h("p", { class: "hint-text", id: "hint-text" }, t("hint.suggests"), " ", h("q", {}, hint.text)) : null,
+      fresh ? h("p", { class: "hint-text", id: "hint-text" }, t("hint.suggests"), " ", h("q", {}, sayText(hint.say) ?? hint.text)) : null,
       fresh && model.legal.includes(hint.action)
         ? button(t("hint.play"), () => act(hint.action), { class: "small primary", id: "hint-play" }) : null);
   }
@@ -259,11 +263,40 @@ export function tableView(tableId, { invite = null } = {}) {
     renderHint();
   }
 
+  // ---- undo: the server says when our last step may be taken back --------------------------------
+  function renderUndo() {
+    const { table, view } = model;
+    const show = model.undoable && view && !view.over && table && table.status === "running";
+    undoBox.hidden = !show;
+    mount(undoBox, show
+      ? button(t("undo.button"), undo, { class: "small", id: "undo-button", title: t("undo.title"), "aria-keyshortcuts": "Control+Z" })
+      : null);
+  }
+
+  function undo() {
+    if (!socket || !socket.connected) {
+      toast(t("error.offline"));
+      return false;
+    }
+    hint = null;
+    return socket.undo();
+  }
+
+  function onKey(event) {
+    // Ctrl+Z (⌘Z) asks the server to take back our last step; it answers why not if it may not
+    if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z" || event.shiftKey) return;
+    if (event.target.closest && event.target.closest("input, select, textarea")) return;
+    const { table, view } = model;
+    if (model.seat === null || !table || table.status !== "running" || !view || view.over) return;
+    event.preventDefault();
+    undo();
+  }
+
   // ---- the log -----------------------------------------------------------------------------------
   function logLine(entry) {
-    return h("li", { "data-version": entry.version },
+    return h("li", { "data-version": entry.version, "data-action": entry.action },
       h("span", { class: "dot", style: { background: `var(--seat-${entry.seat})` } }),
-      h("span", {}, entry.text));
+      h("span", {}, logText(entry, seatName(model.table && model.table.seats[entry.seat], entry.seat))));
   }
 
   function renderLog() {
@@ -349,7 +382,7 @@ export function tableView(tableId, { invite = null } = {}) {
     }
     if (!body.contains(boardBox)) {
       mount(body, boardBox, side);
-      mount(side, playersBox, hintBox, logBox);
+      mount(side, playersBox, undoBox, hintBox, logBox);
       renderLog();
     }
     if (renderer) {
@@ -369,6 +402,7 @@ export function tableView(tableId, { invite = null } = {}) {
     renderBoard();
     renderPlayers();
     renderHint();
+    renderUndo();
     renderEnd();
   }
 
@@ -407,6 +441,8 @@ export function tableView(tableId, { invite = null } = {}) {
       model.clock = msg.clock || null;
       model.clockAt = performance.now();
       model.log = [...(msg.log || [])];
+      model.undoable = !!msg.undoable;
+      model.invite = msg.invite || null;
       if (model.view) await ensureRenderer();
       renderAll();
       renderLog();
@@ -419,11 +455,33 @@ export function tableView(tableId, { invite = null } = {}) {
       model.legal = msg.legal || [];
       model.clock = msg.clock || null;
       model.clockAt = performance.now();
+      model.undoable = !!msg.undoable;
       if (msg.move) appendLog(msg.move);
       await ensureRenderer();
       renderBoard();
       renderPlayers();
       renderHint();
+      renderUndo();
+      renderEnd();
+      el.dataset.version = String(msg.version);
+      el.dataset.legal = String(model.legal.length);
+    } else if (msg.type === "undo") {
+      // a step was taken back: the state before it, at a new version; its log line goes
+      model.version = msg.version;
+      model.seat = msg.seat;
+      model.view = msg.view;
+      model.legal = msg.legal || [];
+      model.clock = msg.clock || null;
+      model.clockAt = performance.now();
+      model.undoable = !!msg.undoable;
+      model.log = model.log.filter((entry) => entry.version !== msg.undone.version);
+      hint = null;
+      await ensureRenderer();
+      renderLog();
+      renderBoard();
+      renderPlayers();
+      renderHint();
+      renderUndo();
       renderEnd();
       el.dataset.version = String(msg.version);
       el.dataset.legal = String(model.legal.length);
@@ -470,9 +528,11 @@ export function tableView(tableId, { invite = null } = {}) {
       socket = new TableSocket(tableId, { invite, handlers: { message, status: onStatus, fatal: onFatal } });
       socket.connect();
       tick = setInterval(tickClocks, 250);
+      document.addEventListener("keydown", onKey);
     },
     unmount() {
       if (socket) socket.close();
+      document.removeEventListener("keydown", onKey);
       clearInterval(tick);
       if (renderer) renderer.destroy();
       banner(null);

@@ -1,22 +1,18 @@
-"""The browser client's copy of the game data: Café card layouts and Coffee Rush recipes.
+"""The game data a client needs to draw the games: Café card layouts and Coffee Rush
+recipes, from the default deck and card files (`GET /api/games/{game}/data`, docs/server.md).
 
-The server's views name cards by id (`P12`) and drinks by name, and no HTTP route serves
-their contents yet, so the client reads them from static JSON files generated here from the
-default deck and card files. `python3 -m tests.web.gamedata` rewrites them;
-`tests/web/test_static.py` checks that they are up to date.
+The views name Café cards by id (`P12`) and Coffee Rush orders by drink name; this is what
+those names stand for. It holds only what is printed on the cards and the board: never a
+deck's order.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from functools import cache
 from typing import Any
 
 from coffeetable.games.cafe.deck import COLOURS, default_deck, format_colours
 from coffeetable.games.coffee_rush.cards import CORNERS, SIZE, default_cards
-
-STATIC = Path(__file__).resolve().parents[2] / "src" / "coffeetable" / "web" / "static"
-DATA = STATIC / "data"
 
 
 def cafe_data() -> dict[str, Any]:
@@ -76,21 +72,10 @@ def coffee_rush_data() -> dict[str, Any]:
     }
 
 
-def rendered() -> dict[Path, str]:
-    """Each data file's path and its text."""
-    return {
-        DATA / "cafe.json": json.dumps(cafe_data(), ensure_ascii=False, indent=1) + "\n",
-        DATA / "coffee-rush.json": json.dumps(coffee_rush_data(), ensure_ascii=False, indent=1)
-        + "\n",
-    }
+@cache
+def game_data(game: str) -> dict[str, Any]:
+    """The data of a registered game (KeyError for another name). Computed once."""
+    return {"cafe": cafe_data, "coffee-rush": coffee_rush_data}[game]()
 
 
-def main() -> None:
-    DATA.mkdir(parents=True, exist_ok=True)
-    for path, text in rendered().items():
-        path.write_text(text, encoding="utf-8")
-        print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    main()
+__all__ = ["cafe_data", "coffee_rush_data", "game_data"]
