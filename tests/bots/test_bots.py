@@ -315,7 +315,9 @@ def test_bots_return_legal_actions(
         ("coffee-rush", 2, {}, "greedy", 1),
         ("coffee-rush", 2, {"less_luck": True}, "ismcts:30i", 2),
         ("cafe", 2, {}, "greedy", 3),
-        ("cafe", 2, {"variant": "advanced"}, "ismcts:30i", 4),
+        pytest.param(  # about 18 s: the CI's slow stage runs it
+            "cafe", 2, {"variant": "advanced"}, "ismcts:30i", 4, marks=pytest.mark.slow
+        ),
     ],
 )
 def test_full_games_against_random(

@@ -242,6 +242,7 @@ def test_inspect_suggest_errors(
 # ==== play --bot ============================================================================
 
 
+@pytest.mark.slow  # about 14 s: the CI's slow stage runs it
 def test_play_coffee_rush_with_greedy_bots(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

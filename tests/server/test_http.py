@@ -294,6 +294,7 @@ def test_creator_name_and_invite_for_the_players(server: ServerProcess) -> None:
     assert "invite" not in host.http.get(f"/api/tables/{public['id']}").json()
 
 
+@pytest.mark.slow  # about 10 s per database: the CI's slow stage runs it
 def test_too_many_requests(server: ServerProcess) -> None:
     statuses = [httpx.post(f"{server.url}/api/guest").status_code for _ in range(120)]
     assert 429 in statuses

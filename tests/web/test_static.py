@@ -170,3 +170,21 @@ def test_every_log_key_the_games_produce_is_translated() -> None:
         for key, v in templates.items()
         for k in ([key] if isinstance(v, str) else [f"{key}.{f}" for f in v])  # type: ignore[attr-defined]
     }
+
+
+def test_every_cafe_city_is_translated() -> None:
+    """Shops are drawn and logged by city: each city of the default deck has its name in
+    every language (the rulebooks' spellings), and Russian and Ukrainian write it in
+    Cyrillic, so a missing translation cannot hide behind the English fallback."""
+    from coffeetable.games.cafe.deck import default_deck
+
+    cities = {shop.city for card in default_deck().cards for shop in card.shops.values()}
+    assert "Lisbon" in cities and len(cities) > 10
+    for lang in LANGUAGES:
+        table = strings(lang)
+        for city in cities:
+            name = table.get(f"city.{city}")
+            assert name, (lang, city)
+            if lang in ("ru", "uk"):
+                assert re.search("[А-яІіЇїЄє]", name), (lang, city, name)
+    assert strings("pt")["city.Lisbon"] == "Lisboa"

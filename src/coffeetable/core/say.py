@@ -12,8 +12,9 @@ A `Say` is `{"key": ..., "params": {...}}` in JSON. A parameter's value is one o
 Some parameter names are typed (the client translates them): `colour` ("Y", "B", "G",
 "R": the template may use `{colour}`, `{colour_pl}` and `{colour_gpl}`, the forms after
 one cube, several cubes and numbers in languages whose adjectives agree), `ingredient`
-(a Coffee Rush ingredient), `upgrade` (a Coffee Rush upgrade). A template is a string or,
-when it depends on the number `n`, a mapping of plural forms ("one", "other" in English).
+(a Coffee Rush ingredient), `upgrade` (a Coffee Rush upgrade), `city` (a Café shop's city,
+by its English name). A template is a string or, when it depends on the number `n`, a
+mapping of plural forms ("one", "other" in English).
 The templates live next to each game's `say` (e.g. `games/cafe/describe.py`), and the web
 client's `i18n/en.json` holds the same English text under the same keys.
 """

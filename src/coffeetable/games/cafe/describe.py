@@ -84,6 +84,8 @@ TEMPLATES: dict[str, Template] = {
     "log.cafe.pass": "passes, leaving the auction",
     "log.cafe.pass_stake": "passes, leaving the auction with a stake of {n}",
     "log.cafe.shop_at": "{shop} at {pos}",
+    "log.cafe.shop_city": "{city} {year}",
+    "log.cafe.city": "{city}",
     "log.cafe.no_cubes": "no cubes",
     "log.cafe.cubes": {"one": "a {colour} cube", "other": "{n} {colour_pl} cubes"},
     "log.cafe.cubes_mixed": "{n} cubes ({parts})",
@@ -193,11 +195,14 @@ def _shop_offer(spec: ShopSpec) -> Say:
     return Say("log.cafe.offer", {"vp": spec.vp, "shop": _shop_name(spec)})
 
 
-def _shop_name(spec: ShopSpec) -> str:
-    """A named café by its name, any other shop by its city and year ("Lisbon 1782")."""
+def _shop_name(spec: ShopSpec) -> Say | str:
+    """A named café by its name, any other shop by its city and year ("Lisbon 1782"); the
+    city is a typed parameter (`city`), so that clients write it in their language."""
     if spec.name:
         return spec.name
-    return spec.city if spec.year is None else f"{spec.city} {spec.year}"
+    if spec.year is None:
+        return Say("log.cafe.city", {"city": spec.city})
+    return Say("log.cafe.shop_city", {"city": spec.city, "year": spec.year})
 
 
 def _place(state: CafeState, player: PlayerState, action: Place) -> Say:

@@ -108,8 +108,13 @@ function analyse(area) {
   return { cells, owner, groupOf, shops, rows, cols };
 }
 
+/** A city in the player's language (the rulebooks' spelling), by its English name. */
+function cityName(city) {
+  return city && has(`city.${city}`) ? t(`city.${city}`) : city;
+}
+
 function shopLabel(shop) {
-  const base = shop.year ? `${shop.city} ${shop.year}` : shop.city;
+  const base = shop.year ? `${cityName(shop.city)} ${shop.year}` : cityName(shop.city);
   return shop.name ? `${shop.name} (${base})` : base;
 }
 
@@ -215,7 +220,7 @@ function shopDrawing(shop, positions, minR, minC, size, lost, pad = 0) {
   const g = s("g", { class: "shop" });
   g.append(s("rect", { x: x + 2, y: y + 2, width: w - 4, height: hh - 4, rx: 5, class: ["shop-box", done && "complete", lost && "lost"] }));
   const scale = size / 54;
-  const city = shop.name || shop.city;
+  const city = shop.name || cityName(shop.city);
   const wide = w > size * 1.5;
   const maxChars = wide ? 18 : 9;
   const shortCity = city.length > maxChars ? `${city.slice(0, maxChars - 1)}…` : city;

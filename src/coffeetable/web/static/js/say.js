@@ -2,7 +2,7 @@
 // each move with `say`: {key, params}, the sentence as a message key and its parameters
 // (coffeetable.core.say). A parameter is text or a number, a nested {key, params}, a list
 // (joined as "a, b and c" in the language), or {join, items} (joined with that separator).
-// `colour` (Y/B/G/R), `ingredient` and `upgrade` are translated here. An unknown key gives
+// `colour` (Y/B/G/R), `ingredient`, `upgrade` and `city` are translated here. An unknown key gives
 // null, and the caller shows the server's English `text` instead.
 
 import { has, language, t, tn } from "./i18n.js";
@@ -37,6 +37,7 @@ function value(v, name) {
   }
   if (name === "ingredient" && has(`ing.${v}`)) return t(`ing.${v}`);
   if (name === "upgrade" && has(`rush.upgrade_${v}`)) return t(`rush.upgrade_${v}`);
+  if (name === "city" && has(`city.${v}`)) return t(`city.${v}`);
   return String(v);
 }
 
