@@ -415,30 +415,45 @@ class TableService:
         self._broadcast(live, {"type": "table", "table": table_json(live.meta, self.names)})
 
     # ==== play ================================================================================
+    @staticmethod
+    def _seated_player(
+        live: LiveTable, client: Client, version: int, spectator: str, stale: str
+    ) -> tuple[int, State]:
+        """The checks a move and an undo share: the game runs, the client holds a seat that
+        no bot has taken over, and it saw the current version. Returns the seat and state;
+        raises ProtocolError (with the caller's wording for a spectator and a stale
+        version) otherwise."""
+        meta = live.meta
+        state = live.state
+        if meta.status == "open" or state is None:
+            raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started yet")
+        if meta.status != "running" or state.is_over():
+            raise ProtocolError(ErrorCode.GAME_OVER, "the game is over")
+        seat = client.seat
+        if seat is None:
+            raise ProtocolError(ErrorCode.NOT_SEATED, spectator)
+        if meta.seats[seat].bot is not None:
+            raise ProtocolError(
+                ErrorCode.NOT_YOUR_TURN,
+                "a bot plays your seat now (you left or ran out of time)",
+            )
+        if version != meta.version:
+            raise ProtocolError(ErrorCode.STALE_VERSION, stale)
+        return seat, state
+
     async def act(self, live: LiveTable, client: Client, version: int, text: str) -> None:
         """A client's move. Raises ProtocolError (sent to that client only) and changes
         nothing if it cannot be accepted."""
         async with live.lock:
             meta = live.meta
-            state = live.state
-            if meta.status == "open" or state is None:
-                raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started yet")
-            if meta.status != "running" or state.is_over():
-                raise ProtocolError(ErrorCode.GAME_OVER, "the game is over")
-            seat = client.seat
-            if seat is None:
-                raise ProtocolError(ErrorCode.NOT_SEATED, "spectators cannot play: take a seat")
-            if meta.seats[seat].bot is not None:
-                raise ProtocolError(
-                    ErrorCode.NOT_YOUR_TURN,
-                    "a bot plays your seat now (you left or ran out of time)",
-                )
-            if version != meta.version:
-                raise ProtocolError(
-                    ErrorCode.STALE_VERSION,
-                    f"you played on version {version}, but the table is at version "
-                    f"{meta.version}: look at the latest state and try again",
-                )
+            seat, state = self._seated_player(
+                live,
+                client,
+                version,
+                "spectators cannot play: take a seat",
+                f"you played on version {version}, but the table is at version "
+                f"{meta.version}: look at the latest state and try again",
+            )
             if seat not in state.current_seats():
                 raise ProtocolError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
             if live.clock is not None and seat in live.clock.expired():
@@ -462,25 +477,14 @@ class TableService:
         ProtocolError (to that client only) and changes nothing if it cannot be done."""
         async with live.lock:
             meta = live.meta
-            state = live.state
-            if meta.status == "open" or state is None:
-                raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started yet")
-            if meta.status != "running" or state.is_over():
-                raise ProtocolError(ErrorCode.GAME_OVER, "the game is over")
-            seat = client.seat
-            if seat is None:
-                raise ProtocolError(ErrorCode.NOT_SEATED, "spectators cannot take moves back")
-            if meta.seats[seat].bot is not None:
-                raise ProtocolError(
-                    ErrorCode.NOT_YOUR_TURN,
-                    "a bot plays your seat now (you left or ran out of time)",
-                )
-            if version != meta.version:
-                raise ProtocolError(
-                    ErrorCode.STALE_VERSION,
-                    f"you asked to undo at version {version}, but the table is at version "
-                    f"{meta.version}: look at the latest state first",
-                )
+            seat, _ = self._seated_player(
+                live,
+                client,
+                version,
+                "spectators cannot take moves back",
+                f"you asked to undo at version {version}, but the table is at version "
+                f"{meta.version}: look at the latest state first",
+            )
             if not live.log or live.log[-1]["seat"] != seat:
                 raise ProtocolError(
                     ErrorCode.CANNOT_UNDO,
