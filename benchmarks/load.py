@@ -35,6 +35,7 @@ import argparse
 import asyncio
 import contextlib
 import functools
+import gc
 import multiprocessing
 import os
 import random
@@ -99,7 +100,14 @@ async def _table(
     pace = clock["interval"] * rng.random() if clock["interval"] else 0.0
     slot = {"next": clock["start"] + pace}
     while True:
-        await _play(sockets, latest, rng, clock, slot, out)
+        over = await _play(sockets, latest, rng, clock, slot, out)
+        if not over:
+            # time is up: the sockets close once every client has stopped (closing them now
+            # would load the server while other tables are still being timed)
+            out["open"].extend(sockets)
+            return
+        for ws in sockets:
+            await ws.close()
         if time.monotonic() >= clock["stop_at"]:
             return
         sockets, latest = await _set_up(base, game)
@@ -141,56 +149,54 @@ async def _play(
     clock: dict[str, float],
     slot: dict[str, float],
     out: dict[str, Any],
-) -> None:
+) -> bool:
+    """Play the table's game until it ends (True) or the time is up (False)."""
     stop_at = clock["stop_at"]
-    try:
-        while time.monotonic() < stop_at:
-            view = latest[0]["view"]
-            if view["over"]:
-                out["games"] += 1
-                return
-            movers = [i for i in range(2) if latest[i]["legal"]]
-            if not movers:
-                # wait for whatever comes next
-                i = 0
-                latest[i] = await _next_state(sockets[i], latest[i])
-                latest[1 - i] = await _next_state(sockets[1 - i], latest[1 - i])
-                continue
-            if clock["interval"]:
-                # paced: this table's next move is due at slot["next"] (never in a burst to
-                # catch up: a late table just goes on)
-                now = time.monotonic()
-                if slot["next"] > now:
-                    await asyncio.sleep(slot["next"] - now)
-                    if time.monotonic() >= stop_at:
-                        return
-                slot["next"] = max(slot["next"] + clock["interval"], time.monotonic())
-            i = movers[0]
-            version = latest[i]["version"]
-            action = rng.choice(latest[i]["legal"])
-            sent = time.perf_counter()
-            await sockets[i].send(_dumps({"type": "act", "version": version, "action": action}))
-            while True:
-                message = _loads(await sockets[i].recv())
-                if (
-                    message["type"] == "update"
-                    and message["move"]["seat"] == i
-                    and message["version"] == version + 1
-                ):
-                    out["latency"].append(time.perf_counter() - sent)
-                    out["moves"] += 1
-                    latest[i] = message
-                    break
-                if message["type"] == "error":
-                    out["errors"] += 1
-                    break
-                if message["type"] in ("update", "snapshot"):
-                    latest[i] = message
-            # the other seat sees the move too
-            latest[1 - i] = await _catch_up(sockets[1 - i], latest[1 - i], latest[i]["version"])
-    finally:
-        for ws in sockets:
-            await ws.close()
+    while time.monotonic() < stop_at:
+        view = latest[0]["view"]
+        if view["over"]:
+            out["games"] += 1
+            return True
+        movers = [i for i in range(2) if latest[i]["legal"]]
+        if not movers:
+            # wait for whatever comes next
+            i = 0
+            latest[i] = await _next_state(sockets[i], latest[i])
+            latest[1 - i] = await _next_state(sockets[1 - i], latest[1 - i])
+            continue
+        if clock["interval"]:
+            # paced: this table's next move is due at slot["next"] (never in a burst to
+            # catch up: a late table just goes on)
+            now = time.monotonic()
+            if slot["next"] > now:
+                await asyncio.sleep(slot["next"] - now)
+                if time.monotonic() >= stop_at:
+                    return False
+            slot["next"] = max(slot["next"] + clock["interval"], time.monotonic())
+        i = movers[0]
+        version = latest[i]["version"]
+        action = rng.choice(latest[i]["legal"])
+        sent = time.perf_counter()
+        await sockets[i].send(_dumps({"type": "act", "version": version, "action": action}))
+        while True:
+            message = _loads(await sockets[i].recv())
+            if (
+                message["type"] == "update"
+                and message["move"]["seat"] == i
+                and message["version"] == version + 1
+            ):
+                out["latency"].append(time.perf_counter() - sent)
+                out["moves"] += 1
+                latest[i] = message
+                break
+            if message["type"] == "error":
+                out["errors"] += 1
+                break
+            if message["type"] in ("update", "snapshot"):
+                latest[i] = message
+        # the other seat sees the move too
+        latest[1 - i] = await _catch_up(sockets[1 - i], latest[1 - i], latest[i]["version"])
+    return False
 
 
 async def _next_state(ws: Any, current: dict[str, Any]) -> dict[str, Any]:
@@ -221,12 +227,15 @@ def _client(
     seconds: float,
     interval: float,
     ready: Any,
+    finished: Any,
     result: Any,
     deflate: bool = True,
 ) -> None:
     global DEFLATE
     DEFLATE = deflate
-    out: dict[str, Any] = {"moves": 0, "games": 0, "errors": 0, "latency": [], "seconds": 0.0}
+    out: dict[str, Any] = {
+        "moves": 0, "games": 0, "errors": 0, "latency": [], "seconds": 0.0, "open": []
+    }  # fmt: skip
 
     async def main() -> None:
         games = ["cafe" if (first + k) % 2 == 0 else "coffee-rush" for k in range(tables)]
@@ -238,6 +247,9 @@ def _client(
                 return await _set_up(base, game)
 
         tables_ready = await asyncio.gather(*(one(g) for g in games))
+        # what the set-up made lives to the end: out of the cycle collector's way, whose full
+        # passes would pause this client and show up as server latency
+        gc.freeze()
         await asyncio.to_thread(ready.wait)  # every client process starts at once
         cpu = _cpu_seconds()
         start = time.monotonic()
@@ -252,6 +264,9 @@ def _client(
         user, system = _cpu_seconds()
         out["cpu"] = user - cpu[0] + system - cpu[1]
         out["cpu_system"] = system - cpu[1]
+        await asyncio.to_thread(finished.wait)  # every client has stopped: now close
+        for ws in out.pop("open"):
+            await ws.close()
 
     asyncio.run(main())
     result.put(out)
@@ -294,13 +309,14 @@ def run(
         try:
             queue: Any = multiprocessing.Queue()
             ready: Any = multiprocessing.Barrier(clients + 1)
+            finished: Any = multiprocessing.Barrier(clients + 1)
             per = [tables // clients + (1 if k < tables % clients else 0) for k in range(clients)]
             procs = []
             first = 0
             for n in per:
                 p = multiprocessing.Process(
                     target=_client,
-                    args=(server.url, n, first, seconds, interval, ready, queue, deflate),
+                    args=(server.url, n, first, seconds, interval, ready, finished, queue, deflate),
                 )
                 first += n
                 p.start()
@@ -322,9 +338,10 @@ def run(
                             stderr=subprocess.DEVNULL,
                         )
                     )  # fmt: skip
-            outs = [queue.get() for _ in procs]
+            finished.wait()  # every client has stopped playing (none has closed yet)
             user, system = _process_cpu(pid)
             waited = _run_queue_wait(pid) - waited
+            outs = [queue.get() for _ in procs]
             server_cpu, server_system = user + system - sum(before), system - before[1]
             for p in procs:
                 p.join()

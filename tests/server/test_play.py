@@ -111,17 +111,24 @@ def test_reconnect_and_restart_resume_the_game(server: ServerProcess) -> None:
     sock.drain(0.5)
     version, view = sock.version, sock.view
     sock.close()
-    # reconnect: the snapshot resumes at the same version
+    moves = alice.http.get(f"/api/tables/{table['id']}/log").json()
+    assert [m["version"] for m in moves] == list(range(1, version + 1))
+    seen = [m["move"] for m in sock.received if m["type"] == "update"]
+    assert seen and moves[-len(seen) :] == seen  # (the bot may have moved before we came)
+    # reconnect: the snapshot resumes at the same version, with the log of every move
     again = alice.socket(table["id"])
     snap = again.recv()
     assert snap["type"] == "snapshot" and snap["version"] == version and snap["view"] == view
+    assert snap["log"] == moves
     again.close()
-    # restart the server: the game is rebuilt from its stored moves
+    # restart the server: the game is rebuilt from its stored moves, and so is the log
     server.restart()
     alice.http = httpx.Client(base_url=server.url, cookies=alice.http.cookies, timeout=30)
     resumed = alice.socket(table["id"])
     snap = resumed.recv()
     assert snap["version"] == version and snap["view"] == view
+    assert snap["log"] == moves
+    assert alice.http.get(f"/api/tables/{table['id']}/log").json() == moves
     play_out([resumed], rng)
     assert resumed.over
     resumed.close()

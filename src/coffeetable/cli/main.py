@@ -226,7 +226,7 @@ def _serve(args: argparse.Namespace) -> int:
     except DatabaseURLError as exc:
         raise DataError(str(exc)) from None
     print(f"coffeetable: serving http://{args.host}:{args.port}/ with database {url}")
-    app = create_app(Settings(database_url=url, bot_workers=args.bot_workers))
+    app = create_app(Settings(database_url=url, bot_workers=args.bot_workers, tune_gc=True))
     uvicorn.run(app, host=args.host, port=args.port, log_level="info", ws_max_size=64 * 1024)
     return 0
 

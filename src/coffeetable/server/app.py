@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import os
@@ -48,7 +49,15 @@ from coffeetable.server.storage import (
     default_database_url,
     open_storage,
 )
-from coffeetable.server.tables import Client, TableError, TableService, seat_of, table_json
+from coffeetable.server.tables import (
+    Client,
+    TableError,
+    TableService,
+    encode_json,
+    log_json,
+    seat_of,
+    table_json,
+)
 
 log = logging.getLogger("coffeetable.server")
 #: The browser client's files.
@@ -68,6 +77,9 @@ class Settings(BaseModel):
     #: WebSocket messages per second per connection, and burst
     message_rate: float = 20.0
     message_burst: int = 60
+    #: tune the cycle collector once started (`_tune_gc`): for a process that is the server
+    #: (`coffeetable serve`), not for an app made inside another program such as a test
+    tune_gc: bool = False
 
 
 class ApiError(Exception):
@@ -145,6 +157,30 @@ class JoinTable(_Body):
     invite: str | None = Field(default=None, max_length=100)
 
 
+#: Full passes of the cycle collector: at most one per this many passes of its middle
+#: generation (Python's default is 10). See `_tune_gc`.
+GC_FULL_PASS_EVERY = 100
+
+
+def _tune_gc() -> None:
+    """Keep the cycle collector's full passes short and rare. A full pass stops the event
+    loop, and with it every table, for as long as it takes to scan every tracked object:
+    about 0.1 s per 100,000 objects here, which at 500 moves/s delayed the moves of that
+    moment past 100 ms (docs/server.md, Performance). So, once the server has started
+    (`Settings.tune_gc`: the process is the server's own):
+
+    - everything made so far (modules, classes, functions, the games resumed from storage)
+      lives as long as the server: `gc.freeze` puts it out of every pass's reach;
+    - full passes come at most every `GC_FULL_PASS_EVERY` passes of the middle generation
+      instead of 10 (under load one of those runs every few seconds). Young cyclic garbage
+      is still collected by the young passes; only long-lived cycles (a connection that
+      lasted minutes) wait longer to be freed.
+    """
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, GC_FULL_PASS_EVERY)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
 
@@ -164,6 +200,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 await service.live(table.id)
             except Exception:
                 log.exception("could not resume table %s", table.id)
+        if settings.tune_gc:
+            _tune_gc()
         try:
             yield
         finally:
@@ -376,7 +414,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def game_log(table_id: str, request: Request) -> list[dict[str, Any]]:
         """The game's moves in words, oldest first."""
         live = await service_of(request).live(table_id)
-        return list(live.log)
+        return [log_json(line) for line in live.log]
 
     @app.get("/api/tables/{table_id}/record", tags=["records"])
     async def download_record(table_id: str, request: Request) -> JSONResponse:
@@ -548,10 +586,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 if message is None:
                     await ws.close(code=1008)
                     return
-                if isinstance(message, str):
-                    await ws.send_text(message)
-                else:
-                    await ws.send_json(message)
+                # a dict is encoded here: it may hold pre-encoded parts (orjson.Fragment)
+                await ws.send_text(message if isinstance(message, str) else encode_json(message))
 
         async def drain() -> None:  # the lobby socket only listens for the close
             while True:

@@ -88,12 +88,29 @@ class Client:
         self.queue.put_nowait(None)
 
 
+#: A line of a table's game log (`TableService._log_entry`): (version, seat, its encoded
+#: JSON). A plain tuple of an int, an int and bytes holds nothing Python's cycle collector
+#: must follow, so the collector stops tracking it: the logs of all running games, which grow
+#: with every move, add nothing to its full passes (each of which stops the event loop for
+#: as long as it takes). A subclass such as a NamedTuple would stay tracked.
+LogLine = tuple[int, int, bytes]
+
+
+def _log_line(entry: dict[str, Any]) -> LogLine:
+    return (entry["version"], entry["seat"], orjson.dumps(entry))
+
+
+def log_json(line: LogLine) -> dict[str, Any]:
+    """A log line as the JSON object it was made from."""
+    return orjson.loads(line[2])  # type: ignore[no-any-return]
+
+
 @dataclass(eq=False)
 class LiveTable:
     meta: GameTable
     game: Game
     state: State | None = None
-    log: list[dict[str, Any]] = field(default_factory=list)
+    log: list[LogLine] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     clients: set[Client] = field(default_factory=set)
     clock: GameClock | None = None
@@ -361,7 +378,7 @@ class TableService:
                     if index == len(actions) - 1 and bot_of(meta.seats[stored.seat]) is None:
                         live.last_undoable = state.may_take_back(stored.seat, action)
                     state.apply(stored.seat, action)
-                    live.log.append(entry)
+                    live.log.append(_log_line(entry))
                 self._restore_clock(live)
             self.live_tables[table_id] = live
             if meta.status == "running":
@@ -485,7 +502,7 @@ class TableService:
                 f"you asked to undo at version {version}, but the table is at version "
                 f"{meta.version}: look at the latest state first",
             )
-            if not live.log or live.log[-1]["seat"] != seat:
+            if not live.log or live.log[-1][1] != seat:
                 raise ProtocolError(
                     ErrorCode.CANNOT_UNDO,
                     "the last move is not yours: only your own last move can be taken back",
@@ -501,7 +518,7 @@ class TableService:
                     ErrorCode.NOT_YOUR_TURN, "your time has run out: a bot plays your seat now"
                 )
             stored = await self.storage.list_actions(meta.id)
-            if not stored or stored[-1].version != live.log[-1]["version"]:
+            if not stored or stored[-1].version != live.log[-1][0]:
                 raise ProtocolError(ErrorCode.SERVER, "the table changed; nothing was undone")
             rebuilt = live.game.new_initial_state(len(meta.seats), meta.seed, meta.options)
             undoable = False
@@ -549,7 +566,7 @@ class TableService:
             seat is not None
             and live.last_undoable
             and bool(live.log)
-            and live.log[-1]["seat"] == seat
+            and live.log[-1][1] == seat
             and live.meta.status == "running"
             and live.meta.seats[seat].bot is None
         )
@@ -582,8 +599,8 @@ class TableService:
         # the stored table is now exactly this (no need to read it back)
         stored_fields: dict[str, Any] = dict(changes)  # status, result, clock: never seats
         live.meta = dataclasses.replace(meta, version=stored.version, **stored_fields)
-        entry = self._log_entry(live, before_state, stored.version, seat, action)
-        live.log.append(entry)
+        line = _log_line(self._log_entry(live, before_state, stored.version, seat, action))
+        live.log.append(line)
         live.last_undoable = (
             before_state is not None
             and bot_of(meta.seats[seat]) is None
@@ -596,7 +613,7 @@ class TableService:
                     {
                         "type": "update",
                         "version": live.meta.version,
-                        "move": entry,
+                        "move": orjson.Fragment(line[2]),  # encoded once, in the log line
                         **self._seat_payload(live, client.seat),
                     }
                 )
@@ -673,7 +690,7 @@ class TableService:
             "type": "snapshot",
             "table": table_json(live.meta, self.names),
             "version": live.meta.version,
-            "log": live.log[-200:],
+            "log": [orjson.Fragment(line[2]) for line in live.log[-200:]],
             "seat": client.seat,
         }
         if live.meta.private and client.seat is not None:
