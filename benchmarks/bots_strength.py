@@ -6,9 +6,10 @@
         Two-player head-to-head, seats alternated on shared deals: win share, 95 % interval.
     python3 benchmarks/bots_strength.py speed
         ISMCTS iterations per second per game, and decision time per level.
-    python3 benchmarks/bots_strength.py cards --bot greedy --games 200
-        Café deck calibration data: per-card take counts and mean score when taken, and
-        the share of final solo areas without a shop.
+    python3 benchmarks/bots_strength.py cards --bot greedy --players 4 --games 100
+        Café deck calibration data: how often each card is picked when on display (the
+        "no dominant card" rule), the mean score of its takers, and the share of games where
+        some final area has no shop left.
 
 Games run in parallel worker processes (`--workers`, default 2: this machine's cores), each
 seeded, so results do not depend on the number of workers. `--plot FILE` (solo) writes
@@ -18,10 +19,13 @@ score histograms with matplotlib when it is installed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import random
 import statistics
+import sys
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -69,12 +73,31 @@ def _play(job: tuple[str, list[str], int, dict[str, Any]]) -> dict[str, Any]:
 
 
 def _run(
-    jobs: list[tuple[str, list[str], int, dict[str, Any]]], workers: int
+    jobs: list[Any],
+    workers: int,
+    report: Callable[[list[dict[str, Any]]], str] | None = None,
+    play: Callable[[Any], dict[str, Any]] = _play,
 ) -> list[dict[str, Any]]:
-    if workers <= 1:
-        return [_play(job) for job in jobs]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(_play, jobs))
+    """Play the games (`play` of each job, in order); after each one, print to standard error
+    how many are done and `report` of the results so far, so that a long run that is stopped
+    still tells what it found."""
+    start = time.perf_counter()
+    out: list[dict[str, Any]] = []
+    with contextlib.ExitStack() as stack:
+        if workers <= 1:
+            results: Iterator[dict[str, Any]] = map(play, jobs)
+        else:
+            pool = stack.enter_context(ProcessPoolExecutor(max_workers=workers))
+            results = pool.map(play, jobs)
+        for r in results:
+            out.append(r)
+            tally = f"; {report(out)}" if report is not None else ""
+            print(
+                f"  {len(out)}/{len(jobs)} games, {time.perf_counter() - start:.0f} s{tally}",
+                file=sys.stderr,
+                flush=True,
+            )
+    return out
 
 
 def band(score: int) -> int:
@@ -140,21 +163,27 @@ def h2h(args: argparse.Namespace) -> None:
         specs = [args.a, args.b] if g % 2 == 0 else [args.b, args.a]
         jobs.append((args.game, specs, args.seed + g // 2, {}))
     start = time.perf_counter()
-    out = _run(jobs, args.workers)
-    points = {args.a: 0.0, args.b: 0.0}
-    scores: dict[str, list[int]] = {args.a: [], args.b: []}
-    for r in out:
-        for seat, spec in enumerate(r["specs"]):
-            scores[spec].append(r["scores"][seat])
-            if seat in r["winners"]:
-                points[spec] += 1 / len(r["winners"])
-    n = len(out)
-    p = points[args.a] / n
-    low, high = _wilson(p, n)
+
+    def summary(out: list[dict[str, Any]]) -> str:
+        points = {args.a: 0.0, args.b: 0.0}
+        scores: dict[str, list[int]] = {args.a: [], args.b: []}
+        for r in out:
+            for seat, spec in enumerate(r["specs"]):
+                scores[spec].append(r["scores"][seat])
+                if seat in r["winners"]:
+                    points[spec] += 1 / len(r["winners"])
+        n = len(out)
+        p = points[args.a] / n
+        low, high = _wilson(p, n)
+        return (
+            f"{args.a} wins {p:.1%} of {n} (95 % CI {low:.1%}-{high:.1%}); mean scores "
+            f"{statistics.fmean(scores[args.a]):.2f} vs {statistics.fmean(scores[args.b]):.2f}"
+        )
+
+    out = _run(jobs, args.workers, summary)
     print(
-        f"{args.game}: {args.a} vs {args.b}, {n} games: {args.a} wins {p:.1%} "
-        f"(95 % CI {low:.1%}-{high:.1%}); mean scores {statistics.fmean(scores[args.a]):.2f} vs "
-        f"{statistics.fmean(scores[args.b]):.2f}; {time.perf_counter() - start:.0f} s"
+        f"{args.game}: {args.a} vs {args.b}, {len(out)} games: {summary(out)}; "
+        f"{time.perf_counter() - start:.0f} s"
     )
 
 
@@ -220,50 +249,75 @@ def speed(args: argparse.Namespace) -> None:
         )
 
 
-def _deck_game(job: tuple[str, int]) -> dict[str, Any]:
-    spec, seed = job
-    state = find_game("cafe").new_initial_state(1, seed)
-    bot = make_bot(spec, seed * 16)
-    taken: list[str] = []
+def _deck_game(job: tuple[str, int, int]) -> dict[str, Any]:
+    spec, players, seed = job
+    state = find_game("cafe").new_initial_state(players, seed)
+    bots = [make_bot(spec, seed * 16 + s) for s in range(players)]
+    taken: list[list[str]] = [[] for _ in range(players)]
+    offered: list[str] = []  # every card on display at each pick, once per pick
+    picked: list[str] = []
     while not state.is_over():
-        action, _ = bot.choose(state, 0)
-        text = state.apply(0, action).notation()
+        seat = min(state.current_seats())
+        display = list(state.display)  # type: ignore[attr-defined]
+        action, _ = bots[seat].choose(state, seat)
+        text = state.apply(seat, action).notation()
         if text.startswith("take "):
-            taken.append(text.split()[1])
-    area = state.players[0].area
+            card = text.split()[1]
+            taken[seat].append(card)
+            offered.extend(display)
+            picked.append(card)
+    areas = [player.area for player in state.players]  # type: ignore[attr-defined]
     return {
-        "score": state.scores()[0].total,
+        "scores": [s.total for s in state.scores()],
         "taken": taken,
-        "shops_visible": sum(1 for shop in area.shops if shop.available),
-        "shops_complete": sum(1 for shop in area.shops if shop.complete),
+        "offered": offered,
+        "picked": picked,
+        "shops_visible": [sum(1 for shop in a.shops if shop.available) for a in areas],
+        "shops_complete": [sum(1 for shop in a.shops if shop.complete) for a in areas],
     }
 
 
 def cards(args: argparse.Namespace) -> None:
-    """Calibration data for the Café deck (shared/reference/cafe-card-facts.md): how often
-    each card is taken when offered, the mean final score of games where it was taken, and
-    how many final areas have no shop left."""
-    jobs = [(args.bot, args.seed + g) for g in range(args.games)]
-    if args.workers <= 1:
-        out = [_deck_game(job) for job in jobs]
-    else:
-        with ProcessPoolExecutor(max_workers=args.workers) as pool:
-            out = list(pool.map(_deck_game, jobs))
-    mean = statistics.fmean(r["score"] for r in out)
+    """Calibration data for the Café deck (shared/reference/cafe-card-facts.md), at any
+    player count: how often each card is picked when it is on display (the "no dominant
+    card" rule: no card more than 3x the median rate), the mean final score of the seats
+    that took it, and the share of games where some final area has no shop left (the rule:
+    under 10 %)."""
+    jobs = [(args.bot, args.players, args.seed + g) for g in range(args.games)]
+    out = _run(jobs, args.workers, play=_deck_game)
+    all_scores = [x for r in out for x in r["scores"]]
+    mean = statistics.fmean(all_scores)
     by_card: dict[str, list[int]] = {}
+    offered: dict[str, int] = {}
+    picked: dict[str, int] = {}
     for r in out:
-        for card in r["taken"]:
-            by_card.setdefault(card, []).append(r["score"])
-    print(f"{args.bot}: {len(out)} solo games, mean score {mean:.2f}")
+        for seat, cards_taken in enumerate(r["taken"]):
+            for card in cards_taken:
+                by_card.setdefault(card, []).append(r["scores"][seat])
+        for card in r["offered"]:
+            offered[card] = offered.get(card, 0) + 1
+        for card in r["picked"]:
+            picked[card] = picked.get(card, 0) + 1
+    rate = {card: picked.get(card, 0) / n for card, n in offered.items()}
+    median_rate = statistics.median(rate.values())
+    top = max(rate, key=lambda c: rate[c])
+    shop_free = sum(1 for r in out if min(r["shops_visible"]) == 0) / len(out)
+    no_complete = sum(1 for r in out if min(r["shops_complete"]) == 0) / len(out)
+    print(f"{args.bot}: {len(out)} games of {args.players} player(s), mean score {mean:.2f}")
     print(
-        f"final areas with no shop left: {sum(1 for r in out if r['shops_visible'] == 0) / len(out):.0%}; "
-        f"with no completed shop: {sum(1 for r in out if r['shops_complete'] == 0) / len(out):.0%}"
+        f"games where some final area has no shop left: {shop_free:.0%} (rule: under 10 %); "
+        f"where some area has no completed shop: {no_complete:.0%}"
+    )
+    print(
+        f"pick rate when on display: median {median_rate:.2f}, highest {rate[top]:.2f} "
+        f"({top}, {rate[top] / max(median_rate, 1e-9):.1f}x the median; rule: at most 3x)"
     )
     rows = sorted(by_card.items(), key=lambda kv: -statistics.fmean(kv[1]))
-    print("card  taken  mean score when taken (difference to all games)")
+    print("card  offered  picked  rate  mean score of its takers (difference to all seats)")
     for card, scores in rows:
         print(
-            f"{card:<6}{len(scores):5d}  {statistics.fmean(scores):6.2f} ({statistics.fmean(scores) - mean:+.2f})"
+            f"{card:<6}{offered.get(card, 0):7d} {picked.get(card, 0):7d}  {rate.get(card, 0):.2f}"
+            f"  {statistics.fmean(scores):6.2f} ({statistics.fmean(scores) - mean:+.2f})"
         )
 
 
@@ -285,6 +339,7 @@ def main() -> None:
     p.add_argument("--games", type=int, default=100)
     p = sub.add_parser("cards")
     p.add_argument("--bot", default="greedy")
+    p.add_argument("--players", type=int, default=1, choices=[1, 2, 3, 4])
     p.add_argument("--games", type=int, default=200)
     p = sub.add_parser("speed")
     p.add_argument("--positions", type=int, default=8)
