@@ -218,10 +218,23 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
         page.click("#confirm-place")
         client.wait_change(before)
         return "place"
-    cells = page.locator("[data-area] .cell.clickable, [data-area] .shop-hit")
+    sources = page.locator("[data-area] .cell.pick")
+    if sources.count():
+        # a pick left open: a move of ours was still on its way when the page was redrawn
+        click_center(page, sources.nth(rng.randrange(sources.count())))
+        client.wait_change(before)
+        return "action"
+    cells = page.locator("[data-area] .cell.clickable")
     if cells.count() and budget["actions"] < 10:
         click_center(page, cells.nth(rng.randrange(cells.count())))
-        page.wait_for_selector("#action-menu")
+        try:
+            page.wait_for_selector("#action-menu", timeout=3000)
+        except Exception:
+            # Café's turns are simultaneous: the bots' moves, and our own last move when it
+            # came back after `wait_change` had seen a bot's, redraw the area and may take the
+            # cell away between finding it and clicking it. Look again on the next step.
+            client.misses.append(["no menu", *page.locator(".toast").all_inner_texts()])
+            return None
         items = page.locator("#action-menu [data-action]")
         actions = [items.nth(i).get_attribute("data-action") or "" for i in range(items.count())]
         useful = [i for i, a in enumerate(actions) if not a.startswith("clear")]
