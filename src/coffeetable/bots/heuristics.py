@@ -22,9 +22,12 @@ Evaluator = Callable[[State, int], float]
 # in victory points. Every weight below is a share of a point.
 CAFE_STAGE = (0.55, 0.75, 0.9)  # chance that a cube on a bean / dry / roast cell is delivered
 CAFE_CUBES_PER_CELL_ROUND = 0.35  # cubes a bean cell yields per round still to come
-CAFE_AP_PER_ROUND = 0.35  # an action point in each round still to come, beyond the above
+# an action point (a cup) in each round still to come, beyond the above. Cups predict the
+# final score better than anything else at every stage of a solo game; at 0.35 the bots
+# shunned the cup cards that cost a warehouse cube (docs/bots.md, "What has been tried")
+CAFE_AP_PER_ROUND = 1.2
 CAFE_HAND_CARD = 1.0  # a card in hand, not placed yet
-CAFE_MISSING_COLOUR = 1.0  # per colour with no cube in the warehouse
+CAFE_MISSING_COLOUR = 0.3  # per colour with no cube in the warehouse
 
 
 def cafe_value(state: State, seat: int) -> float:
