@@ -88,6 +88,7 @@ export function lobbyView() {
       h("div", { class: "row-seats" }, table.seats.map((s, i) => seatBadge(s, i, { me: i === me }))),
       h("div", { class: "row-foot" },
         h("span", { class: "muted" }, clockSummary(table.clock)),
+        table.created_by ? h("span", { class: "muted created-by" }, t("lobby.created_by", { name: table.created_by })) : null,
         h("span", { class: "actions" }, actions)));
   }
 
