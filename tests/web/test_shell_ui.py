@@ -163,7 +163,7 @@ def test_full_and_private_tables_say_so(
         page.route_web_socket(re.compile(r".*/ws/lobby$"), lobby_route)
         c.guest()  # then the lobby opens
         page.wait_for_selector(f"[data-join='{table['id']}']")
-        # the row names who made the table (escaped text, not markup)
+        # the row names who made the table
         row = page.locator(f".table-row[data-table='{table['id']}'] .created-by")
         assert row.inner_text() == en["lobby.created_by"].replace("{name}", host.name)
         assert other.post(f"/api/tables/{table['id']}/join").status_code == 200

@@ -24,7 +24,7 @@ CAFE_STAGE = (0.55, 0.75, 0.9)  # chance that a cube on a bean / dry / roast cel
 CAFE_CUBES_PER_CELL_ROUND = 0.35  # cubes a bean cell yields per round still to come
 # an action point (a cup) in each round still to come, beyond the above. Cups predict the
 # final score better than anything else at every stage of a solo game; at 0.35 the bots
-# shunned the cup cards that cost a warehouse cube (docs/bots.md, "What has been tried")
+# shunned the cup cards that cost a warehouse cube (docs/bots.md, "What worked")
 CAFE_AP_PER_ROUND = 1.2
 CAFE_HAND_CARD = 1.0  # a card in hand, not placed yet
 CAFE_MISSING_COLOUR = 0.3  # per colour with no cube in the warehouse
