@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from coffeetable.server import app as server_app
-from coffeetable.server.tables import _log_line, encode_json, log_json
+from coffeetable.server.tables import encode_json, encode_log_line, log_json
 
 ENTRY = {
     "version": 7,
@@ -22,8 +22,8 @@ ENTRY = {
 }
 
 
-def test_a_log_line_keeps_its_entry_and_is_not_tracked_by_the_collector() -> None:
-    line = _log_line(ENTRY)
+def test_aencode_log_line_keeps_its_entry_and_is_not_tracked_by_the_collector() -> None:
+    line = encode_log_line(ENTRY)
     assert (line[0], line[1]) == (7, 1)
     assert log_json(line) == ENTRY
     gc.collect()  # a tuple of atomic values is untracked at the first pass that sees it

@@ -88,7 +88,7 @@ class Client:
         self.queue.put_nowait(None)
 
 
-#: A line of a table's game log (`TableService._log_entry`): (version, seat, its encoded
+#: A line of a table's game log (`TableService._log_line`): (version, seat, its encoded
 #: JSON). A plain tuple of an int, an int and bytes holds nothing Python's cycle collector
 #: must follow, so the collector stops tracking it: the logs of all running games, which grow
 #: with every move, add nothing to its full passes (each of which stops the event loop for
@@ -96,7 +96,8 @@ class Client:
 LogLine = tuple[int, int, bytes]
 
 
-def _log_line(entry: dict[str, Any]) -> LogLine:
+def encode_log_line(entry: dict[str, Any]) -> LogLine:
+    """A log entry (a JSON object with its `version` and `seat`) as a `LogLine`."""
     return (entry["version"], entry["seat"], orjson.dumps(entry))
 
 
@@ -374,11 +375,11 @@ class TableService:
                 assert state is not None
                 for index, stored in enumerate(actions):
                     action = live.game.parse_action(stored.notation)
-                    entry = self._log_entry(live, state, stored.version, stored.seat, action)
+                    line = self._log_line(live, state, stored.version, stored.seat, action)
                     if index == len(actions) - 1 and bot_of(meta.seats[stored.seat]) is None:
                         live.last_undoable = state.may_take_back(stored.seat, action)
                     state.apply(stored.seat, action)
-                    live.log.append(_log_line(entry))
+                    live.log.append(line)
                 self._restore_clock(live)
             self.live_tables[table_id] = live
             if meta.status == "running":
@@ -599,7 +600,7 @@ class TableService:
         # the stored table is now exactly this (no need to read it back)
         stored_fields: dict[str, Any] = dict(changes)  # status, result, clock: never seats
         live.meta = dataclasses.replace(meta, version=stored.version, **stored_fields)
-        line = _log_line(self._log_entry(live, before_state, stored.version, seat, action))
+        line = self._log_line(live, before_state, stored.version, seat, action)
         live.log.append(line)
         live.last_undoable = (
             before_state is not None
@@ -623,9 +624,9 @@ class TableService:
         else:
             self._after_change(live)
 
-    def _log_entry(
+    def _log_line(
         self, live: LiveTable, before: State | None, version: int, seat: int, action: Any
-    ) -> dict[str, Any]:
+    ) -> LogLine:
         """A line of the game log: the move in notation, in English words (`text`, from
         `State.describe` on the state before it) and as a message key with parameters
         (`say`, `State.say`) that clients write in their own language."""
@@ -640,13 +641,15 @@ class TableService:
                 said = sentence.to_json()
             except Exception:  # the move is stored already: a log-text bug must not stop it
                 log.exception("describe failed at table %s", live.meta.id)
-        return {
-            "version": version,
-            "seat": seat,
-            "action": notation,
-            "text": f"{name} {words}",
-            "say": said,
-        }
+        return encode_log_line(
+            {
+                "version": version,
+                "seat": seat,
+                "action": notation,
+                "text": f"{name} {words}",
+                "say": said,
+            }
+        )
 
     def _view(self, live: LiveTable, seat: int | None) -> dict[str, Any]:
         """The seat's view of the table's state, computed once per state: unless the game has
