@@ -188,8 +188,9 @@ def rush_step(client: Client, rng: random.Random) -> str | None:
 # ---- Café ----------------------------------------------------------------------------------------
 def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str | None:
     """Play one Café move through the page: a draft pick, a bid, a placement (a green spot,
-    then Confirm), an action from a cell's menu, or End. `budget["actions"]` bounds the
-    actions per round so that a random player does not clear and refill forever."""
+    then Confirm), an action from a cell's menu (or, for a "... from ?" item, "pick": the
+    next step clicks the source cell), or End. `budget["actions"]` bounds the actions per
+    round so that a random player does not clear and refill forever."""
     page = client.page
     if not client.my_turn():
         return None
@@ -220,7 +221,9 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
         return "place"
     sources = page.locator("[data-area] .cell.pick")
     if sources.count():
-        # a pick left open: a move of ours was still on its way when the page was redrawn
+        # pick mode (a menu item "... from ?"): several cells could give the cubes; click the
+        # one to take them from
+        client.picks += 1
         click_center(page, sources.nth(rng.randrange(sources.count())))
         client.wait_change(before)
         return "action"
@@ -242,11 +245,7 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
         items.nth(choice).click()
         budget["actions"] += 1
         if actions[choice].endswith("from ?"):
-            # several cells could give the cubes: click the one to take them from
-            sources = page.locator("[data-area] .cell.pick")
-            sources.first.wait_for()
-            client.picks += 1
-            click_center(page, sources.nth(rng.randrange(sources.count())))
+            return "pick"  # nothing is sent yet: the next step clicks the source cell
         client.wait_change(before)
         return "action"
     if page.locator("#end-turn").count():
