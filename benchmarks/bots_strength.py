@@ -25,6 +25,7 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -288,17 +289,13 @@ def cards(args: argparse.Namespace) -> None:
     all_scores = [x for r in out for x in r["scores"]]
     mean = statistics.fmean(all_scores)
     by_card: dict[str, list[int]] = {}
-    offered: dict[str, int] = {}
-    picked: dict[str, int] = {}
     for r in out:
         for seat, cards_taken in enumerate(r["taken"]):
             for card in cards_taken:
                 by_card.setdefault(card, []).append(r["scores"][seat])
-        for card in r["offered"]:
-            offered[card] = offered.get(card, 0) + 1
-        for card in r["picked"]:
-            picked[card] = picked.get(card, 0) + 1
-    rate = {card: picked.get(card, 0) / n for card, n in offered.items()}
+    offered = Counter(card for r in out for card in r["offered"])
+    picked = Counter(card for r in out for card in r["picked"])
+    rate = {card: picked[card] / n for card, n in offered.items()}
     median_rate = statistics.median(rate.values())
     top = max(rate, key=lambda c: rate[c])
     shop_free = sum(1 for r in out if min(r["shops_visible"]) == 0) / len(out)
@@ -316,7 +313,7 @@ def cards(args: argparse.Namespace) -> None:
     print("card  offered  picked  rate  mean score of its takers (difference to all seats)")
     for card, scores in rows:
         print(
-            f"{card:<6}{offered.get(card, 0):7d} {picked.get(card, 0):7d}  {rate.get(card, 0):.2f}"
+            f"{card:<6}{offered[card]:7d} {picked[card]:7d}  {rate.get(card, 0):.2f}"
             f"  {statistics.fmean(scores):6.2f} ({statistics.fmean(scores) - mean:+.2f})"
         )
 
