@@ -9,6 +9,7 @@ called on any determinization. `rewards(state)` turns the values of all seats in
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -37,14 +38,17 @@ def cafe_value(state: State, seat: int) -> float:
     cover, squared, so nearly complete shops count most) and the rest to the warehouse,
     scored by the warehouse rule on the result."""
     from coffeetable.games.cafe.deck import CellKind
-    from coffeetable.games.cafe.state import MAX_AP, ROUNDS, CafeState, Phase, Stage
+    from coffeetable.games.cafe.state import MAX_AP, ROUNDS, CafeState, Phase, Stage, cake_bonus
 
     assert isinstance(state, CafeState)
-    breakdown = state.score(seat)
     if state.phase is Phase.OVER:
-        return float(breakdown.total)
+        return float(state.score(seat).total)
     player = state.players[seat]
     area = player.area
+    # cubes per colour on each kind of cell, counted once (this runs for every state a
+    # search looks at)
+    on = area.cubes_per_kind()
+    nothing = [0, 0, 0, 0]
     future = ROUNDS - state.round  # whole rounds still to come after this one
     shops_now = sum(shop.spec.vp for shop in area.shops if shop.complete)
     ap = min(MAX_AP, area.cups)
@@ -52,7 +56,7 @@ def cafe_value(state: State, seat: int) -> float:
     # cubes need one Deliver (all roast cells at once); dry cubes a Roast per filled dry
     # cell first; bean cubes a Dry per colour before that. Cubes that cannot get through in
     # time are worth less (each stage shares what is left after the later stages).
-    bean = area.cubes_on_kind(CellKind.BEAN)
+    bean = on.get(CellKind.BEAN, nothing)
     dry_full = sum(1 for pos in area.cells_of(CellKind.DRY) if pos in area.cubes)
     acting = player.stage in (Stage.ACT, Stage.DONE)
     available = (player.ap if acting else ap) + ap * future
@@ -68,10 +72,10 @@ def cafe_value(state: State, seat: int) -> float:
     for kind, share, timely in zip(
         (CellKind.BEAN, CellKind.DRY, CellKind.ROAST), CAFE_STAGE, in_time, strict=True
     ):
-        for colour, n in enumerate(area.cubes_on_kind(kind)):
+        for colour, n in enumerate(on.get(kind, nothing)):
             expected[colour] += share * n * timely
     for kind in (CellKind.SUPPLY, CellKind.BONUS):
-        for colour, n in enumerate(area.cubes_on_kind(kind)):
+        for colour, n in enumerate(on.get(kind, nothing)):
             expected[colour] += CAFE_STAGE[0] * n
     for colour, n in enumerate(player.pending_fill):
         expected[colour] += CAFE_STAGE[0] * n
@@ -98,15 +102,17 @@ def cafe_value(state: State, seat: int) -> float:
         shops_potential += shop.spec.vp * share * share
         for c in range(4):
             spare[c] -= min(missing[c], spare[c]) * share
-    warehouse, _ = state._final_warehouse(player)
+    if any(on.get(CellKind.ESPRESSO, nothing)):
+        warehouse, _ = state._final_warehouse(player)  # an espresso cube's best colour
+    else:  # the warehouse as it scores: bid cubes on ships count
+        ship = on.get(CellKind.SHIP, nothing)
+        warehouse = [a + b for a, b in zip(player.warehouse, ship, strict=True)]
     counts = sorted(w + spare[c] for c, w in enumerate(warehouse))
     warehouse_potential = 2 * counts[0] + counts[1] + 0.1 * (counts[2] + counts[3])
     # a colour missing from the warehouse is a risk the smooth estimate understates: the
     # lowest colour scores double, and cup cards are paid from the warehouse
     warehouse_potential -= CAFE_MISSING_COLOUR * sum(1 for w in warehouse if w == 0)
-    exact = sorted(warehouse)
-    other = breakdown.total - shops_now - (2 * exact[0] + exact[1])  # cakes, if any
-    value = other + shops_now + shops_potential + warehouse_potential
+    value = cake_bonus(area) + shops_now + shops_potential + warehouse_potential
     value += CAFE_AP_PER_ROUND * ap * future
     if player.hand is not None:
         value += CAFE_HAND_CARD
@@ -134,12 +140,13 @@ def rush_value(state: State, seat: int) -> float:
     left = (len(state.deck) + 8) / total  # share of the game still to come, roughly
     value += RUSH_UPGRADE_USE * ups * min(1.0, left)
     value += RUSH_TOKEN * state.rush[seat]
-    orders = [(k, d) for k in range(4) for d in state.counters[seat][k]]
-    recipes = [cards.drinks[d].recipe for _, d in orders]
-    specials = [cards.drinks[d].special for _, d in orders]
-    counters = [k for k, _ in orders]
+    orders = tuple(
+        (cards.drinks[d].recipe, cards.drinks[d].special, k)
+        for k in range(4)
+        for d in state.counters[seat][k]
+    )
     cups = [list(c) for c in state.cups[seat]]
-    current = _cups_value(cups, recipes, specials, counters)
+    current = _cups_value_cached(tuple(map(tuple, cups)), orders)
     # tokens in hand (during a turn) are worth what the best pouring makes of them: pour
     # them one by one where they add most (unpoured ones go back to the supply)
     for ingredient, count in enumerate(state.hand):
@@ -147,7 +154,7 @@ def rush_value(state: State, seat: int) -> float:
             best_gain, best_cup = 0.0, -1
             for c in range(len(cups)):
                 cups[c][ingredient] += 1
-                gain = _cups_value(cups, recipes, specials, counters) - current
+                gain = _cups_value_cached(tuple(map(tuple, cups)), orders) - current
                 cups[c][ingredient] -= 1
                 if gain > best_gain:
                     best_gain, best_cup = gain, c
@@ -157,11 +164,27 @@ def rush_value(state: State, seat: int) -> float:
     return value + current
 
 
-def _cups_value(
-    cups: list[list[int]], recipes: list[tuple[int, ...]], specials: list[bool], counters: list[int]
+# Searches evaluate the same cups against the same orders many times over (every iteration
+# of ISMCTS ends in an evaluation, and pouring a hand is tried cup by cup), so the cups' worth
+# is remembered (a few MB at most)
+@functools.lru_cache(maxsize=1 << 15)
+def _cups_value_cached(
+    cups: tuple[tuple[int, ...], ...], orders: tuple[tuple[tuple[int, ...], bool, int], ...]
 ) -> float:
-    """What the cups are worth toward the orders (each order fed by one cup at most), minus
-    the risk of orders nobody is working on and the cost of junk in the cups."""
+    return _cups_value(cups, orders)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _fits_an_order(cup: tuple[int, ...], recipes: tuple[tuple[int, ...], ...]) -> bool:
+    return any(all(c <= r for c, r in zip(cup, rec, strict=True)) for rec in recipes)
+
+
+def _cups_value(
+    cups: tuple[tuple[int, ...], ...], orders: tuple[tuple[tuple[int, ...], bool, int], ...]
+) -> float:
+    """What the cups are worth toward the orders, given as (recipe, Special Menu, counter)
+    (each order fed by one cup at most), minus the risk of orders nobody is working on and
+    the cost of junk in the cups."""
     value = 0.0
     served: set[int] = set()
     for cup in sorted(cups, key=sum, reverse=True):
@@ -169,15 +192,15 @@ def _cups_value(
         if not size:
             continue
         best, best_index = -1.0, -1
-        for index, recipe in enumerate(recipes):
+        for index, (recipe, special, counter) in enumerate(orders):
             if index in served:
                 continue
             if all(c <= r for c, r in zip(cup, recipe, strict=True)):
                 need = sum(recipe) - size
                 # a full cup is worth most of the order; one short, less; an order about to
                 # fall (counter 4) matters more
-                worth = (0.85 if need == 0 else 0.6 / need) * (1 + 0.1 * counters[index])
-                if specials[index]:
+                worth = (0.85 if need == 0 else 0.6 / need) * (1 + 0.1 * counter)
+                if special:
                     worth += 0.1
                 if worth > best:
                     best, best_index = worth, index
@@ -186,9 +209,9 @@ def _cups_value(
             value += best
         else:
             value -= RUSH_JUNK * size
-    for index, k in enumerate(counters):
+    for index, (_, _, counter) in enumerate(orders):
         if index not in served:
-            value -= RUSH_RISK[k]
+            value -= RUSH_RISK[counter]
     return value
 
 
@@ -208,14 +231,14 @@ def rush_rollout_action(state: State, seat: int, actions: list[Action]) -> Actio
             pours.append(action)
     if pours:
         cards = state.cards
-        recipes = [cards.drinks[d].recipe for k in state.counters[seat] for d in k]
+        recipes = tuple(cards.drinks[d].recipe for k in state.counters[seat] for d in k)
         cups = state.cups[seat]
         best: tuple[int, Pour] | None = None
         for pour in pours:
             i = cards.ingredients.index(pour.ingredient)
             cup = list(cups[pour.cup])
             cup[i] += 1
-            if any(all(c <= r for c, r in zip(cup, rec, strict=True)) for rec in recipes):
+            if _fits_an_order(tuple(cup), recipes):
                 key = sum(cup)
                 if best is None or key > best[0]:
                     best = (key, pour)

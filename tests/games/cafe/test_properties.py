@@ -30,7 +30,7 @@ from coffeetable.games.cafe.actions import (
     Take,
     parse_action,
 )
-from coffeetable.games.cafe.deck import default_deck
+from coffeetable.games.cafe.deck import CellKind, default_deck
 from tests.games.cafe.conftest import GAME, step
 
 PLAYERS = st.integers(min_value=1, max_value=4)
@@ -73,6 +73,10 @@ def check_invariants(state, *, seats: bool = True) -> dict:
     if data["phase"] == "draft":
         assert len(data["display"]) == 3
         assert len(state.current_seats()) == 1
+    for player in state.players:  # the one-pass count the bots' evaluation uses
+        per_kind = player.area.cubes_per_kind()
+        for kind in CellKind:
+            assert per_kind.get(kind, [0, 0, 0, 0]) == player.area.cubes_on_kind(kind), kind
     if not seats:
         return data
     for seat in range(state.num_players):

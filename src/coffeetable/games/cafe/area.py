@@ -306,6 +306,19 @@ class BusinessArea:
     def shop_id_at(self, pos: Pos) -> int:
         return self.shop_at.get(pos, -1)
 
+    def cubes_per_kind(self) -> dict[CellKind, list[int]]:
+        """Cubes per colour on the visible cells of each kind that holds any, in one pass
+        (what `cubes_on_kind` gives for every kind at once)."""
+        out: dict[CellKind, list[int]] = {}
+        top = self.top
+        for pos, (colour, n) in self.cubes.items():
+            kind = top[pos].kind
+            counts = out.get(kind)
+            if counts is None:
+                counts = out[kind] = [0, 0, 0, 0]
+            counts[colour] += n
+        return out
+
     def cubes_on_kind(self, kind: CellKind) -> list[int]:
         """Cubes per colour on the visible cells of one kind (e.g. ships, espresso cells)."""
         out = [0, 0, 0, 0]

@@ -94,17 +94,15 @@ class CardSet:
     source: str
     by_name: dict[str, int] = field(init=False, repr=False, compare=False)
     by_recipe: dict[tuple[int, ...], tuple[int, ...]] = field(init=False, repr=False, compare=False)
+    total_cards: int = field(init=False, repr=False, compare=False)  # the order deck's size
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "total_cards", sum(d.copies for d in self.drinks))
         object.__setattr__(self, "by_name", {d.name.lower(): i for i, d in enumerate(self.drinks)})
         groups: dict[tuple[int, ...], list[int]] = {}
         for i, d in enumerate(self.drinks):
             groups.setdefault(d.recipe, []).append(i)
         object.__setattr__(self, "by_recipe", {k: tuple(v) for k, v in groups.items()})
-
-    @property
-    def total_cards(self) -> int:
-        return sum(d.copies for d in self.drinks)
 
     def all_cards(self) -> list[int]:
         """Every card as a drink index, in file order."""
