@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from collections.abc import Callable
 
 from coffeetable.core.game import Action, State
@@ -140,33 +141,41 @@ def rush_value(state: State, seat: int) -> float:
     left = (len(state.deck) + 8) / total  # share of the game still to come, roughly
     value += RUSH_UPGRADE_USE * ups * min(1.0, left)
     value += RUSH_TOKEN * state.rush[seat]
-    orders = tuple(
-        (cards.drinks[d].recipe, cards.drinks[d].special, k)
-        for k in range(4)
-        for d in state.counters[seat][k]
-    )
-    cups = [list(c) for c in state.cups[seat]]
-    current = _cups_value_cached(tuple(map(tuple, cups)), orders)
+    drinks = cards.drinks
+    counters = state.counters[seat]
+    orders = tuple((drinks[d].recipe, drinks[d].special, k) for k in range(4) for d in counters[k])
+    return value + _cups_and_hand_value(tuple(state.cups[seat]), tuple(state.hand), orders)
+
+
+# Searches evaluate the same cups and hand against the same orders many times over (every
+# iteration of ISMCTS ends in an evaluation), so their worth is remembered (a few MB at most)
+@functools.lru_cache(maxsize=1 << 15)
+def _cups_and_hand_value(
+    cups: tuple[tuple[int, ...], ...],
+    hand: tuple[int, ...],
+    orders: tuple[tuple[tuple[int, ...], bool, int], ...],
+) -> float:
+    current = _cups_value_cached(cups, orders)
+    if not any(hand):
+        return current
     # tokens in hand (during a turn) are worth what the best pouring makes of them: pour
     # them one by one where they add most (unpoured ones go back to the supply)
-    for ingredient, count in enumerate(state.hand):
+    work = [list(c) for c in cups]
+    for ingredient, count in enumerate(hand):
         for _ in range(count):
             best_gain, best_cup = 0.0, -1
-            for c in range(len(cups)):
-                cups[c][ingredient] += 1
-                gain = _cups_value_cached(tuple(map(tuple, cups)), orders) - current
-                cups[c][ingredient] -= 1
+            for c in range(len(work)):
+                work[c][ingredient] += 1
+                gain = _cups_value_cached(tuple(map(tuple, work)), orders) - current
+                work[c][ingredient] -= 1
                 if gain > best_gain:
                     best_gain, best_cup = gain, c
             if best_cup >= 0:
-                cups[best_cup][ingredient] += 1
+                work[best_cup][ingredient] += 1
                 current += best_gain
-    return value + current
+    return current
 
 
-# Searches evaluate the same cups against the same orders many times over (every iteration
-# of ISMCTS ends in an evaluation, and pouring a hand is tried cup by cup), so the cups' worth
-# is remembered (a few MB at most)
 @functools.lru_cache(maxsize=1 << 15)
 def _cups_value_cached(
     cups: tuple[tuple[int, ...], ...], orders: tuple[tuple[tuple[int, ...], bool, int], ...]
@@ -176,7 +185,7 @@ def _cups_value_cached(
 
 @functools.lru_cache(maxsize=1 << 14)
 def _fits_an_order(cup: tuple[int, ...], recipes: tuple[tuple[int, ...], ...]) -> bool:
-    return any(all(c <= r for c, r in zip(cup, rec, strict=True)) for rec in recipes)
+    return any(all(map(operator.le, cup, recipe)) for recipe in recipes)
 
 
 def _cups_value(
@@ -195,7 +204,7 @@ def _cups_value(
         for index, (recipe, special, counter) in enumerate(orders):
             if index in served:
                 continue
-            if all(c <= r for c, r in zip(cup, recipe, strict=True)):
+            if all(map(operator.le, cup, recipe)):  # the cup fits the recipe
                 need = sum(recipe) - size
                 # a full cup is worth most of the order; one short, less; an order about to
                 # fall (counter 4) matters more
