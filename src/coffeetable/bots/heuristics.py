@@ -148,8 +148,9 @@ def rush_value(state: State, seat: int) -> float:
 
 
 # Searches evaluate the same cups and hand against the same orders many times over (every
-# iteration of ISMCTS ends in an evaluation), so their worth is remembered (a few MB at most)
-@functools.lru_cache(maxsize=1 << 15)
+# iteration of ISMCTS ends in an evaluation), so their worth is remembered: the three caches
+# below hold about 10 MB when full
+@functools.lru_cache(maxsize=1 << 13)
 def _cups_and_hand_value(
     cups: tuple[tuple[int, ...], ...],
     hand: tuple[int, ...],
@@ -176,14 +177,14 @@ def _cups_and_hand_value(
     return current
 
 
-@functools.lru_cache(maxsize=1 << 15)
+@functools.lru_cache(maxsize=1 << 13)
 def _cups_value_cached(
     cups: tuple[tuple[int, ...], ...], orders: tuple[tuple[tuple[int, ...], bool, int], ...]
 ) -> float:
     return _cups_value(cups, orders)
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@functools.lru_cache(maxsize=1 << 12)
 def _fits_an_order(cup: tuple[int, ...], recipes: tuple[tuple[int, ...], ...]) -> bool:
     return any(all(map(operator.le, cup, recipe)) for recipe in recipes)
 
