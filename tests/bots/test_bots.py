@@ -627,6 +627,26 @@ def test_heuristics_during_the_game() -> None:
             assert heuristics.rewards(copy) == rewards
 
 
+def test_coffee_rush_evaluation_caches_change_no_value() -> None:
+    """The Coffee Rush evaluation remembers what cups and hands are worth against orders;
+    values from warm caches, over many positions that share cups and orders, must equal
+    values computed afresh."""
+    states = [
+        random_position("coffee-rush", players, {}, seed, steps)
+        for players in (2, 3, 4)
+        for seed in range(4)
+        for steps in (0, 5, 17, 40, 80)
+    ]
+    assert any(any(s.hand) for s in states)  # hands in mid-turn are covered
+    warm = [[heuristics.value(s, seat) for seat in range(s.num_players)] for s in states]
+    assert heuristics._cups_value_cached.cache_info().hits > 0  # answers were remembered
+    heuristics._cups_and_hand_value.cache_clear()
+    heuristics._cups_value_cached.cache_clear()
+    fresh = [[heuristics.value(s, seat) for seat in range(s.num_players)] for s in states]
+    assert fresh == warm
+    assert len({v for row in warm for v in row}) > 10  # the positions differ
+
+
 def test_solo_reward_is_a_logistic_of_the_score(monkeypatch: pytest.MonkeyPatch) -> None:
     state = finished_game("cafe", 1, {}, 4, "random")
     rewards = []
