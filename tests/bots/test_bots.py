@@ -639,9 +639,9 @@ def test_coffee_rush_evaluation_caches_change_no_value() -> None:
     ]
     assert any(any(s.hand) for s in states)  # hands in mid-turn are covered
     warm = [[heuristics.value(s, seat) for seat in range(s.num_players)] for s in states]
-    assert heuristics._cups_value_cached.cache_info().hits > 0  # answers were remembered
+    assert heuristics._cups_value.cache_info().hits > 0  # answers were remembered
     heuristics._cups_and_hand_value.cache_clear()
-    heuristics._cups_value_cached.cache_clear()
+    heuristics._cups_value.cache_clear()
     fresh = [[heuristics.value(s, seat) for seat in range(s.num_players)] for s in states]
     assert fresh == warm
     assert len({v for row in warm for v in row}) > 10  # the positions differ

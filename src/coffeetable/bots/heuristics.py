@@ -105,11 +105,7 @@ def cafe_value(state: State, seat: int) -> float:
         shops_potential += shop.spec.vp * share * share
         for c in range(4):
             spare[c] -= min(missing[c], spare[c]) * share
-    if any(on.get(CellKind.ESPRESSO, nothing)):
-        warehouse, _ = state._final_warehouse(player)  # an espresso cube's best colour
-    else:  # the warehouse as it scores: bid cubes on ships count
-        ship = on.get(CellKind.SHIP, nothing)
-        warehouse = [a + b for a, b in zip(player.warehouse, ship, strict=True)]
+    warehouse, _ = state._final_warehouse(player)
     counts = sorted(w + spare[c] for c, w in enumerate(warehouse))
     warehouse_potential = 2 * counts[0] + counts[1] + 0.1 * (counts[2] + counts[3])
     # a colour missing from the warehouse is a risk the smooth estimate understates: the
@@ -158,7 +154,7 @@ def _cups_and_hand_value(
     hand: tuple[int, ...],
     orders: tuple[tuple[tuple[int, ...], bool, int], ...],
 ) -> float:
-    current = _cups_value_cached(cups, orders)
+    current = _cups_value(cups, orders)
     if not any(hand):
         return current
     # tokens in hand (during a turn) are worth what the best pouring makes of them: pour
@@ -169,7 +165,7 @@ def _cups_and_hand_value(
             best_gain, best_cup = 0.0, -1
             for c in range(len(work)):
                 work[c][ingredient] += 1
-                gain = _cups_value_cached(tuple(map(tuple, work)), orders) - current
+                gain = _cups_value(tuple(map(tuple, work)), orders) - current
                 work[c][ingredient] -= 1
                 if gain > best_gain:
                     best_gain, best_cup = gain, c
@@ -179,18 +175,12 @@ def _cups_and_hand_value(
     return current
 
 
-@functools.lru_cache(maxsize=1 << 13)
-def _cups_value_cached(
-    cups: tuple[tuple[int, ...], ...], orders: tuple[tuple[tuple[int, ...], bool, int], ...]
-) -> float:
-    return _cups_value(cups, orders)
-
-
 @functools.lru_cache(maxsize=1 << 12)
 def _fits_an_order(cup: tuple[int, ...], recipes: tuple[tuple[int, ...], ...]) -> bool:
     return any(all(map(operator.le, cup, recipe)) for recipe in recipes)
 
 
+@functools.lru_cache(maxsize=1 << 13)
 def _cups_value(
     cups: tuple[tuple[int, ...], ...], orders: tuple[tuple[tuple[int, ...], bool, int], ...]
 ) -> float:

@@ -73,10 +73,18 @@ def check_invariants(state, *, seats: bool = True) -> dict:
     if data["phase"] == "draft":
         assert len(data["display"]) == 3
         assert len(state.current_seats()) == 1
-    for player in state.players:  # the one-pass count the bots' evaluation uses
-        per_kind = player.area.cubes_per_kind()
+    for player, seat in zip(state.players, data["seats"], strict=True):
+        # the per-kind cube counts (scoring and the bots' evaluation) agree with the cells
+        shown: dict[CellKind, list[int]] = {}
+        for cell in seat["area"]["cells"]:
+            if cell.get("cubes"):
+                kind = CellKind[cell["cell"].split("-")[0].upper()]
+                counts = shown.setdefault(kind, [0, 0, 0, 0])
+                for ch in cell["cubes"]:
+                    counts[COLOURS.index(ch)] += 1
+        assert player.area.cubes_per_kind() == shown
         for kind in CellKind:
-            assert per_kind.get(kind, [0, 0, 0, 0]) == player.area.cubes_on_kind(kind), kind
+            assert player.area.cubes_on_kind(kind) == shown.get(kind, [0, 0, 0, 0]), kind
     if not seats:
         return data
     for seat in range(state.num_players):

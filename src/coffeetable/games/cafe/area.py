@@ -321,9 +321,4 @@ class BusinessArea:
 
     def cubes_on_kind(self, kind: CellKind) -> list[int]:
         """Cubes per colour on the visible cells of one kind (e.g. ships, espresso cells)."""
-        out = [0, 0, 0, 0]
-        for pos in self.cells_of(kind):
-            held = self.cubes.get(pos)
-            if held is not None:
-                out[held[0]] += held[1]
-        return out
+        return self.cubes_per_kind().get(kind, [0, 0, 0, 0])

@@ -865,11 +865,10 @@ class CafeState(State):
     def _final_warehouse(player: PlayerState) -> tuple[list[int], list[int]]:
         """The warehouse as it scores: plus bid cubes on ships, plus one cube per espresso
         cube in the colour that scores best (Ruling E3). Also returns those colours."""
-        area = player.area
-        warehouse = [
-            a + b for a, b in zip(player.warehouse, area.cubes_on_kind(CellKind.SHIP), strict=True)
-        ]
-        espresso = sum(area.cubes_on_kind(CellKind.ESPRESSO))
+        on = player.area.cubes_per_kind()
+        ship = on.get(CellKind.SHIP, [0, 0, 0, 0])
+        warehouse = [a + b for a, b in zip(player.warehouse, ship, strict=True)]
+        espresso = sum(on.get(CellKind.ESPRESSO, ()))
         if not espresso:
             return warehouse, []
         best: tuple[int, list[int]] = (-1, [])
