@@ -6,6 +6,7 @@ except in the time-budget test."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import statistics
@@ -427,6 +428,34 @@ def test_ismcts_info(game: str, players: int, options: dict[str, Any], steps: in
     # iterations and time together: whichever ends first
     _, info = make_bot("ismcts", 3).choose(state, seat, Limit(time=30, iterations=9))
     assert info["iterations"] == (9 if arms > 1 else 0) and info["seconds"] < 5
+
+
+def test_ismcts_arms_end_in_different_positions() -> None:
+    """Candidate turns that end in the same position (two pours in either order; a pour
+    then emptying that cup, which is `end`) are one arm of the root, so the search spends
+    its budget on turns that differ."""
+    state = advance_to_decision(random_position("coffee-rush", 2, {}, 4, 20), 4)
+    seat = decision_seats(state)[0]
+    legal = {a.notation() for a in state.legal_actions(seat)}
+    assert legal == {"pour tea 1", "pour tea 2", "pour tea 3", "end"}
+    # pouring the one token and emptying the cup again ends the turn as `end` does
+    action, info = make_bot("ismcts:50i", 1).choose(state, seat)
+    assert (action.notation(), info["arms"], info["iterations"]) == ("end", 1, 0)
+    # elsewhere the arms' turns, replayed on the real state, end in different positions
+    searched = 0
+    for seed in range(6):
+        state = advance_to_decision(random_position("coffee-rush", 2, {}, seed, 21), seed)
+        seat = decision_seats(state)[0]
+        _, info = make_bot("ismcts:30i", seed).choose(state, seat)
+        ends = set()
+        for arm in info["top"]:
+            end = state.clone()
+            for step in arm["turn"]:
+                end.apply(seat, end.game.parse_action(step))
+            ends.add(json.dumps(end.to_json(), sort_keys=True))
+        assert len(ends) == len(info["top"])
+        searched += len(ends) > 1
+    assert searched >= 3
 
 
 @pytest.mark.parametrize(("game", "players", "options", "steps"), INFO_POSITIONS)

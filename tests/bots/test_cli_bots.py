@@ -151,7 +151,10 @@ def test_tournament_requires_bots(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def rush_position_file(tmp_path: Path) -> tuple[str, object]:
-    state = advance_to_decision(random_position("coffee-rush", 2, {}, 4, 20), 4)
+    """A mid-turn position whose candidate turns end in different positions, so that ISMCTS
+    searches (candidate turns that all end alike, such as `end` and `pour tea 1, empty 1`,
+    are one arm, and one arm needs no search)."""
+    state = advance_to_decision(random_position("coffee-rush", 2, {}, 4, 21), 4)
     return write_json(tmp_path / "rush.json", state.to_json()), state
 
 

@@ -27,6 +27,7 @@ searching seat never sees hidden cards, only other seats' public moves.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import time
@@ -41,6 +42,7 @@ EXPLORATION = 0.15  # UCB constant; rewards are in [0, 1] and good and bad moves
 MAX_TREE_DEPTH = 200
 WIDENING = 1.0  # a node with n visits considers its 1 + sqrt(n) best-ranked actions
 MACROS = 6  # root arms: the best complete turns of the greedy beam
+ROOT_TURNS = 12  # turns asked of the beam; those that end in the same position count once
 PRIOR_VISITS = 4  # each arm starts as if visited this often with its own evaluation
 PRIOR_CAP = 48  # actions ranked by evaluation at a new node (the rest follow at random)
 ROLLOUT_STEPS = 40
@@ -101,8 +103,10 @@ class IsmctsBot:
         label: str = "ismcts",
         rollouts: bool = True,
         macros: int = MACROS,
+        root_turns: int = ROOT_TURNS,
     ) -> None:
         self.macros = macros
+        self.root_turns = max(root_turns, macros)
         self.rollouts = rollouts
         self.rng = random.Random(seed)
         self.limit = limit or LEVELS["medium"]
@@ -127,18 +131,28 @@ class IsmctsBot:
         # the root's arms: the best complete turns the greedy beam finds (macro actions),
         # each starting with a prior worth PRIOR_VISITS visits of its own evaluation
         first = state.resample_hidden(seat, rng)
-        turns, _ = best_turns(first, seat, keep=self.macros)
+        turns, _ = best_turns(first, seat, keep=self.root_turns)
         arms: list[_Node] = []
+        reached: set[str] = set()
         for v, steps in turns:
-            arm = _Node(seat)
-            arm.macro = steps
             after = first.clone()
             for action in steps:
                 after.apply_unchecked(seat, action)
+            # turns that differ only in the order of their steps (two pours, say) end in the
+            # same position: one arm stands for all, so that the search's budget and the
+            # arms' places go to turns that differ
+            key = json.dumps(after.to_json(), sort_keys=True)
+            if key in reached:
+                continue
+            reached.add(key)
+            arm = _Node(seat)
+            arm.macro = steps
             arm.visits = PRIOR_VISITS
             arm.total = PRIOR_VISITS * rewards(after)[seat]
             arm.prior = v
             arms.append(arm)
+            if len(arms) == self.macros:
+                break
         iterations = 0
         depth_sum = 0
         distinct_first = {arm.macro[0] for arm in arms}
