@@ -2,8 +2,8 @@
 with whole turns from the greedy beam as the root's arms. docs/bots.md has the full design.
 
 - Root: the greedy beam (greedy.best_turns) gives the best complete turn for each of the best
-  first steps; each becomes an arm (a macro action) with a prior of PRIOR_VISITS visits worth
-  its own evaluation. Arms are chosen by UCB1.
+  first steps; those that end in different positions become arms (macro actions), each with
+  a prior of PRIOR_VISITS visits worth its own evaluation. Arms are chosen by UCB1.
 - Each iteration draws a determinization (`state.resample_hidden(seat, rng)`: the hidden
   cards redrawn from those the seat has not seen), plays the chosen arm's whole turn, then
   descends one tree shared by all determinizations, keyed by actions, in which every node is
