@@ -676,6 +676,84 @@ def test_coffee_rush_evaluation_caches_change_no_value() -> None:
     assert len({v for row in warm for v in row}) > 10  # the positions differ
 
 
+def cafe_placement_states() -> list[State]:
+    """Café positions (1-4 players, with and without the expansion) in which some seat holds
+    a drafted card and is about to place it."""
+    from coffeetable.games.cafe.state import Stage
+
+    out = []
+    for players, options in (
+        (1, {}),
+        (2, {}),
+        (3, {"espresso": True}),
+        (4, {"variant": "advanced"}),
+    ):
+        for seed in range(3):
+            state = new_state("cafe", players, options, seed)
+            rng = random.Random(seed)
+            while not state.is_over() and len(out) < 12 * (players + 1):
+                if any(p.stage is Stage.PLACE for p in state.players):
+                    out.append(state.clone())
+                seat = rng.choice(sorted(state.current_seats()))
+                state.apply(seat, rng.choice(state.legal_actions(seat)))
+    return out
+
+
+def test_cafe_card_in_hand_is_worth_its_best_placement() -> None:
+    """A drafted card not yet placed is valued as its best placement, so the draft sees what
+    each card would do for the area (valued flat, it did not whenever a seat's turn ended at
+    its pick). At the placement step that is the best value the engine's own placements
+    reach."""
+    from coffeetable.games.cafe.state import Stage
+
+    checked = 0
+    for state in cafe_placement_states():
+        for seat, player in enumerate(state.players):
+            if player.stage is not Stage.PLACE:
+                continue
+            after = []
+            for place in state.legal_actions(seat):
+                child = state.clone()
+                child.apply(seat, place)
+                after.append(child)
+            # a placement that ends the round (nothing to do after it) changes the rounds
+            # still to come, which the evaluation counts: compare within the round only
+            if any(c.round_number() != state.round_number() for c in after):
+                continue
+            best = max(heuristics.value(c, seat) for c in after)
+            assert heuristics.value(state, seat) == pytest.approx(best)
+            checked += 1
+    assert checked >= 40
+
+
+def test_cafe_hand_values_are_remembered_faithfully() -> None:
+    """The best placement of a card in hand is remembered per area; values from the warm
+    memory must equal values computed afresh, and differ from card to card."""
+    states = cafe_placement_states()
+    warm = [[heuristics.value(s, seat) for seat in range(s.num_players)] for s in states]
+    assert heuristics._HAND_VALUES  # answers were remembered
+    heuristics._HAND_VALUES.clear()
+    fresh = [[heuristics.value(s, seat) for seat in range(s.num_players)] for s in states]
+    assert fresh == warm
+    # the cards on offer in a draft are told apart (they all counted the same before)
+    distinct = 0
+    for state in states[:30]:
+        nxt = state.clone()
+        while nxt.phase.name != "DRAFT" and not nxt.is_over():
+            seat = min(nxt.current_seats())
+            nxt.apply(seat, nxt.legal_actions(seat)[-1])
+        if nxt.is_over():
+            continue
+        seat = min(nxt.current_seats())
+        takes = []
+        for take in nxt.legal_actions(seat):
+            child = nxt.clone()
+            child.apply(seat, take)
+            takes.append(heuristics.value(child, seat))
+        distinct += len(set(takes)) > 1
+    assert distinct >= 10
+
+
 def test_solo_reward_is_a_logistic_of_the_score(monkeypatch: pytest.MonkeyPatch) -> None:
     state = finished_game("cafe", 1, {}, 4, "random")
     rewards = []

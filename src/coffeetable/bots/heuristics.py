@@ -13,8 +13,12 @@ import functools
 import math
 import operator
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from coffeetable.core.game import Action, State
+
+if TYPE_CHECKING:
+    from coffeetable.games.cafe.state import CafeState, PlayerState
 
 Evaluator = Callable[[State, int], float]
 
@@ -30,7 +34,6 @@ CAFE_CUBES_PER_CELL_ROUND = 0.35  # cubes a bean cell yields per round still to 
 # final score better than anything else at every stage of a solo game; at 0.35 the bots
 # shunned the cup cards that cost a warehouse cube (docs/bots.md, "What worked")
 CAFE_AP_PER_ROUND = 1.2
-CAFE_HAND_CARD = 1.0  # a card in hand, not placed yet
 CAFE_MISSING_COLOUR = 0.3  # per colour with no cube in the warehouse
 
 
@@ -40,13 +43,67 @@ def cafe_value(state: State, seat: int) -> float:
     go first to its shops under way (a shop counts in proportion to how much of it they
     cover, squared, so nearly complete shops count most) and the rest to the warehouse,
     scored by the warehouse rule on the result."""
-    from coffeetable.games.cafe.deck import CellKind
-    from coffeetable.games.cafe.state import MAX_AP, ROUNDS, CafeState, Phase, Stage, cake_bonus
+    from coffeetable.games.cafe.state import CafeState, Phase
 
     assert isinstance(state, CafeState)
     if state.phase is Phase.OVER:
         return float(state.score(seat).total)
     player = state.players[seat]
+    if player.hand is None:
+        return _cafe_area_value(state, player)
+    # a card in hand (drafted, not placed yet) is worth what its best placement makes of the
+    # area: valued flat, it made the draft blind whenever the seat's turn ended at its pick
+    area = player.area
+    key = (
+        player.hand,
+        state.round,
+        player.stage,
+        player.ap,
+        player.pending_fill,
+        tuple(player.warehouse),
+        tuple(area.cards),
+        tuple(sorted(area.cubes.items())),
+        tuple(shop.cubes for shop in area.shops),
+    )
+    known = _HAND_VALUES.get(key)
+    if known is not None:
+        return known
+    if len(_HAND_VALUES) >= _HAND_VALUES_MAX:
+        _HAND_VALUES.clear()
+    _HAND_VALUES[key] = best = _best_placement_value(state, player)
+    return best
+
+
+# A search meets the same area with the same card in hand many times (every determinization
+# of a draft), and finding the best placement takes a few milliseconds: the results are
+# remembered, a few MB at most
+_HAND_VALUES: dict[tuple[object, ...], float] = {}
+_HAND_VALUES_MAX = 1 << 13
+
+
+def _best_placement_value(state: CafeState, player: PlayerState) -> float:
+    assert player.hand is not None
+    card = state.card(player.hand)
+    best = -math.inf
+    for row, col, rotation in player.area.legal_placements(card):
+        placed = player.copy()
+        _, to_warehouse = placed.area.place(card, row, col, rotation)
+        for colour, n in enumerate(to_warehouse):
+            placed.warehouse[colour] += n
+        placed.hand = None
+        best = max(best, _cafe_area_value(state, placed))
+    if best == -math.inf:  # nowhere to put it: the card is discarded
+        placed = player.copy()
+        placed.hand = None
+        return _cafe_area_value(state, placed)
+    return best
+
+
+def _cafe_area_value(state: CafeState, player: PlayerState) -> float:
+    """`cafe_value` of a seat with no card in hand, from its player state."""
+    from coffeetable.games.cafe.deck import CellKind
+    from coffeetable.games.cafe.state import MAX_AP, ROUNDS, Stage, cake_bonus
+
     area = player.area
     # cubes per colour on each kind of cell, counted once (this runs for every state a
     # search looks at)
@@ -113,8 +170,6 @@ def cafe_value(state: State, seat: int) -> float:
     warehouse_potential -= CAFE_MISSING_COLOUR * sum(1 for w in warehouse if w == 0)
     value = cake_bonus(area) + shops_now + shops_potential + warehouse_potential
     value += CAFE_AP_PER_ROUND * ap * future
-    if player.hand is not None:
-        value += CAFE_HAND_CARD
     return value
 
 
