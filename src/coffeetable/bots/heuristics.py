@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
+from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -82,10 +83,32 @@ _HAND_VALUES_MAX = 1 << 13
 
 
 def _best_placement_value(state: CafeState, player: PlayerState) -> float:
+    from coffeetable.games.cafe.area import FOOTPRINTS
+    from coffeetable.games.cafe.deck import CellKind
+
     assert player.hand is not None
     card = state.card(player.hand)
+    area = player.area
+    top, cubes, shop_at = area.top, area.cubes, area.shop_at
+    # Without cake cells the evaluation does not depend on where cells lie, only on which
+    # are visible: placements that cover alike cells (kind and colour, cubes, shop) are
+    # worth the same, and one of them is evaluated. Cakes score by adjacency.
+    alike = not area.cells_of(CellKind.CAKE) and not any(
+        cell.kind is CellKind.CAKE for cells in card.cells for cell in cells
+    )
+    seen: set[frozenset[tuple[object, int]]] = set()
     best = -math.inf
-    for row, col, rotation in player.area.legal_placements(card):
+    for row, col, rotation in area.legal_placements(card):
+        if alike:
+            covered = [
+                (cell, cubes.get(pos), shop_at.get(pos, -1))
+                for pos in ((row + dr, col + dc) for dr, dc in FOOTPRINTS[rotation])
+                if (cell := top.get(pos)) is not None
+            ]
+            kind = frozenset(Counter(covered).items())
+            if kind in seen:
+                continue
+            seen.add(kind)
         placed = player.copy()
         _, to_warehouse = placed.area.place(card, row, col, rotation)
         for colour, n in enumerate(to_warehouse):
