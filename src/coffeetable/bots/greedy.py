@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Hashable
 from typing import Any
 
 from coffeetable.bots.base import Limit
@@ -36,6 +37,7 @@ def best_turns(
     beam: list[tuple[float, tuple[Action, ...], State]] = [(0.0, (), root)]
     expanded = 0
     depth = 0
+    reached: set[Hashable] = set()
     while beam and depth < MAX_DEPTH and expanded < MAX_EXPANSIONS:
         frontier = sorted(beam, key=lambda item: item[0], reverse=True)[: max(width, keep)]
         beam = []
@@ -44,6 +46,10 @@ def best_turns(
                 child = s.clone()
                 child.apply_unchecked(seat, action)
                 expanded += 1
+                key = child.search_key()
+                if key in reached:  # reached already by these steps in another order
+                    continue
+                reached.add(key)
                 v = value(child, seat) - STEP_COST * depth
                 seq = (*steps, action)
                 if (

@@ -125,7 +125,7 @@ def _best_placement_value(state: CafeState, player: PlayerState) -> float:
 def _cafe_area_value(state: CafeState, player: PlayerState) -> float:
     """`cafe_value` of a seat with no card in hand, from its player state."""
     from coffeetable.games.cafe.deck import CellKind
-    from coffeetable.games.cafe.state import MAX_AP, ROUNDS, Stage, cake_bonus
+    from coffeetable.games.cafe.state import MAX_AP, ROUNDS, OpenKind, Stage, cake_bonus
 
     area = player.area
     # cubes per colour on each kind of cell, counted once (this runs for every state a
@@ -143,7 +143,11 @@ def _cafe_area_value(state: CafeState, player: PlayerState) -> float:
     dry_full = sum(1 for pos in area.cells_of(CellKind.DRY) if pos in area.cubes)
     acting = player.stage in (Stage.ACT, Stage.DONE)
     available = (player.ap if acting else ap) + ap * future
-    roast_in_time = 1.0 if available >= 1 else 0.0
+    # an open Deliver takes more roast cells at no further cost
+    delivering = acting and (
+        player.pending_deliver is not None or player.open_kind is OpenKind.DELIVER
+    )
+    roast_in_time = 1.0 if available >= 1 or delivering else 0.0
     dry_in_time = max(0.0, min(1.0, (available - 1) / dry_full)) if dry_full else 1.0
     bean_colours = sum(1 for n in bean if n)
     bean_in_time = (

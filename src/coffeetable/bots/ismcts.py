@@ -27,10 +27,10 @@ searching seat never sees hidden cards, only other seats' public moves.
 
 from __future__ import annotations
 
-import json
 import math
 import random
 import time
+from collections.abc import Hashable
 from typing import Any
 
 from coffeetable.bots.base import LEVELS, Limit
@@ -133,7 +133,7 @@ class IsmctsBot:
         first = state.resample_hidden(seat, rng)
         turns, _ = best_turns(first, seat, keep=self.root_turns)
         arms: list[_Node] = []
-        reached: set[str] = set()
+        reached: set[Hashable] = set()
         for v, steps in turns:
             after = first.clone()
             for action in steps:
@@ -141,7 +141,7 @@ class IsmctsBot:
             # turns that differ only in the order of their steps (two pours, say) end in the
             # same position: one arm stands for all, so that the search's budget and the
             # arms' places go to turns that differ
-            key = json.dumps(after.to_json(), sort_keys=True)
+            key = after.search_key()
             if key in reached:
                 continue
             reached.add(key)

@@ -9,8 +9,9 @@ scores. Seats are numbered 0..n-1.
 from __future__ import annotations
 
 import copy
+import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -247,6 +248,12 @@ class State(ABC):
         `self` happens to be arranged (so a bot that searches on resamples cannot peek).
         The default is for games of perfect information: a plain clone."""
         return self.clone()
+
+    def search_key(self) -> Hashable:
+        """A hashable key equal for two states that play on alike: searches use it to
+        treat moves in another order that reach the same position as one (transpositions).
+        The default is the position JSON, which is exact but slow; games override it."""
+        return json.dumps(self.to_json(), sort_keys=True)
 
     @abstractmethod
     def to_json(self) -> JSON:

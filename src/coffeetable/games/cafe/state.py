@@ -8,6 +8,7 @@ See docs/cafe-rules.md for the rules and rulings this implements.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import combinations_with_replacement
@@ -284,6 +285,25 @@ class CafeState(State):
         new.bidder = self.bidder
         new.bid_open = self.bid_open
         return new
+
+    def search_key(self) -> Hashable:
+        """Everything that decides how the game plays on, as a tuple: the phase, the draft,
+        the supply, each seat's area, cubes, warehouse and step in its turn. The deck counts
+        by its size (a search runs on one determinization); the RNG does not count."""
+        return (
+            self.phase,
+            self.round,
+            self.master,
+            len(self.deck),
+            tuple(self.display),
+            tuple(self.draft_order),
+            tuple(self.supply),
+            tuple(self.stakes),
+            tuple(self.passed),
+            self.bidder,
+            self.bid_open,
+            tuple(_player_key(p) for p in self.players),
+        )
 
     def to_json(self) -> dict[str, Any]:
         from coffeetable.games.cafe.position import state_to_json
@@ -905,6 +925,27 @@ _INTERNED: dict[tuple[Any, ...], CafeAction] = {}
 # Placements are listed by the hundred on the hottest path: they get their own cache keyed
 # by the (row, col, rotation) tuple the area already made (7x faster than _interned).
 _PLACES: dict[tuple[int, int, int], Place] = {}
+
+
+def _player_key(p: PlayerState) -> Hashable:
+    area = p.area
+    return (
+        p.stage,
+        p.hand,
+        p.ap,
+        p.open_kind,
+        p.open_group,
+        p.open_colours,
+        p.open_cells,
+        p.pending_fill,
+        p.pending_cells,
+        p.pending_deliver,
+        p.pending_supply,
+        tuple(p.warehouse),
+        tuple(area.cards),
+        frozenset(area.cubes.items()),
+        tuple((shop.cubes, shop.available) for shop in area.shops),
+    )
 
 
 def _place(key: tuple[int, int, int]) -> Place:

@@ -10,6 +10,7 @@ movement stops when no step is left, and the turn ends when only `end` is possib
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
@@ -628,6 +629,33 @@ class RushState(State):
         rng.shuffle(deck)
         new.deck = deck
         return new
+
+    def search_key(self) -> Hashable:
+        """Everything that decides how the game plays on, as a tuple. The deck counts by its
+        size (a search runs on one determinization), the discards by their number."""
+        return (
+            self.phase,
+            self.stage,
+            self.current,
+            self.placed,
+            tuple(map(tuple, self.meeples)),
+            tuple(self.supply),
+            self.rush_supply,
+            len(self.deck),
+            tuple(tuple(map(tuple, cs)) for cs in self.counters),
+            tuple(map(tuple, self.completed)),
+            tuple(map(tuple, self.penalties)),
+            tuple(self.upgrades),
+            tuple(self.rush),
+            tuple(map(tuple, self.cups)),
+            len(self.discarded),
+            self.closed,
+            self.meeple,
+            self.steps,
+            tuple(self.hand),
+            self.served,
+            self.upgraded,
+        )
 
     def to_json(self) -> dict[str, Any]:
         from coffeetable.games.coffee_rush.position import state_to_json
