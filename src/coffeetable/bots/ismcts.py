@@ -18,6 +18,10 @@ with whole turns from the greedy beam as the root's arms. docs/bots.md has the f
     playouts: random play is meaningless in both games;
   - back-propagation: each node adds the reward of the seat that acted there (max^n).
 - The decision is the first step of the most visited arm.
+- Café is searched by turn lookahead instead of the tree (`_sweeps`): each sweep draws one
+  determinization and plays every arm, then the following turns by the greedy beam until
+  the searching seat has played one more turn, and evaluates that; the best mean over the
+  complete sweeps wins. In Café the step tree reached too little past the arm to help.
 
 Multi-step turns are whole-turn arms at the root and consecutive nodes of one seat below.
 Café's simultaneous phase is searched in seat order: the lowest seat that may act moves
@@ -46,6 +50,10 @@ ROOT_TURNS = 12  # turns asked of the beam; those that end in the same position 
 PRIOR_VISITS = 4  # each arm starts as if visited this often with its own evaluation
 PRIOR_CAP = 48  # actions ranked by evaluation at a new node (the rest follow at random)
 ROLLOUT_STEPS = 40
+#: games searched by turn lookahead (ISMCTS._sweeps) instead of the step tree below the arms
+TURN_LOOKAHEAD = frozenset({"cafe"})
+LOOKAHEAD_WIDTH = 3  # the beam's width for the turns played after an arm
+MAX_LOOKAHEAD_TURNS = 16  # turns played after an arm, at most (4 seats' picks and turns)
 
 
 def _finish_turn(state: State, mover: int, policy: RolloutPolicy) -> None:
@@ -156,6 +164,8 @@ class IsmctsBot:
         iterations = 0
         depth_sum = 0
         distinct_first = {arm.macro[0] for arm in arms}
+        if state.game.info.name in TURN_LOOKAHEAD and len(distinct_first) > 1:
+            return self._sweeps(state, seat, arms, deadline, max_iterations, start)
         while (
             len(distinct_first) > 1
             and iterations < max_iterations
@@ -212,25 +222,107 @@ class IsmctsBot:
             iterations += 1
             depth_sum += depth
         ranked = sorted(arms, key=lambda a: (a.visits, a.total / a.visits), reverse=True)
-        best = ranked[0]
-        elapsed = time.perf_counter() - start
-        return best.macro[0], {
-            "value": best.total / best.visits,
-            "visits": best.visits,
-            "iterations": iterations,
-            "iterations_per_second": iterations / elapsed if elapsed else None,
-            "mean_depth": depth_sum / iterations if iterations else 0,
-            "seconds": elapsed,
-            "plan": [a.notation() for a in best.macro],
-            "arms": len(arms),
-            "top": [
-                {
-                    "action": arm.macro[0].notation(),
-                    "turn": [a.notation() for a in arm.macro],
-                    "visits": arm.visits,
-                    "value": arm.total / arm.visits,
-                    "evaluation": arm.prior,
-                }
-                for arm in ranked[:5]
-            ],
-        }
+        return _answer(ranked, iterations, depth_sum / iterations if iterations else 0, start)
+
+    def _sweeps(
+        self,
+        state: State,
+        seat: int,
+        arms: list[_Node],
+        deadline: float,
+        max_iterations: int,
+        start: float,
+    ) -> tuple[Action, dict[str, Any]]:
+        """The turn-lookahead search (Café): sweeps over the root's arms. Each sweep draws
+        one determinization and, on it, plays every arm's turn and then the turns that follow
+        by the greedy beam (LOOKAHEAD_WIDTH), every seat's in the order they come, until the
+        searching seat has played one more turn; that position is evaluated. All arms see the
+        same cards in a sweep, so they are compared on equal luck (common random numbers).
+        Only complete sweeps count; the arm with the best mean wins, its own evaluation
+        deciding while no sweep has completed. Solo, arms are ranked by the estimated score
+        itself: its logistic (the reward) flattens the differences between good positions."""
+        rng = self.rng
+        solo = state.num_players == 1
+        sums = [0.0] * len(arms)
+        rewards_sum = [0.0] * len(arms)
+        sweeps = iterations = depth_sum = 0
+        while True:
+            d = state.resample_hidden(seat, rng)
+            results = []
+            for arm in arms:
+                if iterations >= max_iterations or (
+                    iterations and time.perf_counter() >= deadline
+                ):
+                    break
+                after = d.clone()
+                for action in arm.macro:
+                    after.apply_unchecked(seat, action)
+                # the first iteration always completes (a budget buys at least one)
+                played = _play_next_turns(
+                    after, seat, LOOKAHEAD_WIDTH, deadline if iterations else math.inf
+                )
+                if played is None:  # out of time: this sweep cannot complete
+                    break
+                depth_sum += played
+                iterations += 1
+                score = value(after, seat) if solo else rewards(after)[seat]
+                results.append((score, rewards(after)[seat]))
+            if len(results) < len(arms):
+                break
+            sweeps += 1
+            for i, (score, reward) in enumerate(results):
+                sums[i] += score
+                rewards_sum[i] += reward
+        if sweeps:
+            for i, arm in enumerate(arms):
+                arm.visits, arm.total = sweeps, rewards_sum[i]
+            order = sorted(range(len(arms)), key=lambda i: (sums[i], -i), reverse=True)
+        else:  # not one sweep in the budget: the arms' own evaluations decide
+            order = list(range(len(arms)))
+        ranked = [arms[i] for i in order]
+        return _answer(ranked, iterations, depth_sum / iterations if iterations else 0, start)
+
+
+def _play_next_turns(state: State, seat: int, width: int, deadline: float) -> int | None:
+    """Play on from `state` with the greedy beam (each seat to move plays its best turn,
+    the lowest seat first) until `seat` has played one more turn or the game ends; the
+    number of turns played, or None if the deadline passed first."""
+    turns = 0
+    while not state.is_over() and turns < MAX_LOOKAHEAD_TURNS:
+        if turns and time.perf_counter() >= deadline:
+            return None
+        mover = min(state.current_seats())
+        found, _ = best_turns(state, mover, width=width)
+        for action in found[0][1]:
+            state.apply_unchecked(mover, action)
+        turns += 1
+        if mover == seat:
+            break
+    return turns
+
+
+def _answer(
+    ranked: list[_Node], iterations: int, mean_depth: float, start: float
+) -> tuple[Action, dict[str, Any]]:
+    best = ranked[0]
+    elapsed = time.perf_counter() - start
+    return best.macro[0], {
+        "value": best.total / best.visits,
+        "visits": best.visits,
+        "iterations": iterations,
+        "iterations_per_second": iterations / elapsed if elapsed else None,
+        "mean_depth": mean_depth,
+        "seconds": elapsed,
+        "plan": [a.notation() for a in best.macro],
+        "arms": len(ranked),
+        "top": [
+            {
+                "action": arm.macro[0].notation(),
+                "turn": [a.notation() for a in arm.macro],
+                "visits": arm.visits,
+                "value": arm.total / arm.visits,
+                "evaluation": arm.prior,
+            }
+            for arm in ranked[:5]
+        ],
+    }
