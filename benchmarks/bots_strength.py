@@ -32,6 +32,7 @@ from typing import Any
 
 from coffeetable import find_game
 from coffeetable.bots import LEVELS, make_bot
+from coffeetable.bots.ismcts import TURN_LOOKAHEAD
 
 RATINGS = (
     (41, "Seriously?"),
@@ -230,14 +231,22 @@ def speed(args: argparse.Namespace) -> None:
         )
         for level in LEVELS:
             times = []
+            sweeps = []  # Café's turn lookahead: complete sweeps over the arms
             for state in positions:
                 seat = min(state.current_seats())
                 start = time.perf_counter()
-                make_bot(f"ismcts:{level}", 2).choose(state, seat)
+                _, info = make_bot(f"ismcts:{level}", 2).choose(state, seat)
                 times.append(time.perf_counter() - start)
+                if info.get("iterations"):
+                    sweeps.append(info["visits"])
+            swept = (
+                f", median sweeps {statistics.median(sweeps):g}"
+                if name in TURN_LOOKAHEAD and sweeps
+                else ""
+            )
             print(
                 f"   level {level} ({LEVELS[level].time} s): median decision {statistics.median(times):.3f} s, "
-                f"max {max(times):.3f} s"
+                f"max {max(times):.3f} s{swept}"
             )
         times = []
         for state in positions:

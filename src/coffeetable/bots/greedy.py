@@ -2,8 +2,10 @@
 
 It searches the seat's own consecutive steps until its turn (Café: its part of the round)
 ends, on a determinization of the state (`resample_hidden`), with a beam: at each depth the
-`width` best partial turns by evaluation are kept. It plays the first step of the best
-complete turn. Within one call the search is deterministic given the bot's seed.
+`width` best partial turns by evaluation are kept, each a different position: steps in
+another order that reach a position already reached are dropped (`State.search_key`). It
+plays the first step of the best complete turn. Within one call the search is deterministic
+given the bot's seed.
 """
 
 from __future__ import annotations

@@ -250,9 +250,7 @@ class IsmctsBot:
             d = state.resample_hidden(seat, rng)
             results = []
             for arm in arms:
-                if iterations >= max_iterations or (
-                    iterations and time.perf_counter() >= deadline
-                ):
+                if iterations >= max_iterations or (iterations and time.perf_counter() >= deadline):
                     break
                 after = d.clone()
                 for action in arm.macro:
@@ -265,8 +263,8 @@ class IsmctsBot:
                     break
                 depth_sum += played
                 iterations += 1
-                score = value(after, seat) if solo else rewards(after)[seat]
-                results.append((score, rewards(after)[seat]))
+                reward = rewards(after)[seat]
+                results.append((value(after, seat) if solo else reward, reward))
             if len(results) < len(arms):
                 break
             sweeps += 1
