@@ -237,8 +237,8 @@ def speed(args: argparse.Namespace) -> None:
                 start = time.perf_counter()
                 _, info = make_bot(f"ismcts:{level}", 2).choose(state, seat)
                 times.append(time.perf_counter() - start)
-                if info.get("iterations"):
-                    sweeps.append(info["visits"])
+                if "sweeps" in info:
+                    sweeps.append(info["sweeps"])
             swept = (
                 f", median sweeps {statistics.median(sweeps):g}"
                 if name in TURN_LOOKAHEAD and sweeps

@@ -238,27 +238,29 @@ class IsmctsBot:
         by the greedy beam (LOOKAHEAD_WIDTH), every seat's in the order they come, until the
         searching seat has played one more turn; that position is evaluated. All arms see the
         same cards in a sweep, so they are compared on equal luck (common random numbers).
-        Only complete sweeps count; the arm with the best mean wins, its own evaluation
-        deciding while no sweep has completed. Solo, arms are ranked by the estimated score
+        Only complete sweeps count, and none is started that the last one's time says
+        cannot complete; the arm with the best mean wins, its own evaluation deciding
+        while no sweep has completed (`info["sweeps"]`). Solo, arms are ranked by the estimated score
         itself: its logistic (the reward) flattens the differences between good positions."""
         rng = self.rng
         solo = state.num_players == 1
         sums = [0.0] * len(arms)
         rewards_sum = [0.0] * len(arms)
         sweeps = iterations = depth_sum = 0
-        while True:
+        sweep_seconds = 0.0
+        # a sweep that cannot complete in time changes nothing: none is started then (not
+        # even the first, when the root's beam has used the budget up)
+        while time.perf_counter() + sweep_seconds < deadline:
+            began = time.perf_counter()
             d = state.resample_hidden(seat, rng)
             results = []
             for arm in arms:
-                if iterations >= max_iterations or (iterations and time.perf_counter() >= deadline):
+                if iterations >= max_iterations or time.perf_counter() >= deadline:
                     break
                 after = d.clone()
                 for action in arm.macro:
                     after.apply_unchecked(seat, action)
-                # the first iteration always completes (a budget buys at least one)
-                played = _play_next_turns(
-                    after, seat, LOOKAHEAD_WIDTH, deadline if iterations else math.inf
-                )
+                played = _play_next_turns(after, seat, LOOKAHEAD_WIDTH, deadline)
                 if played is None:  # out of time: this sweep cannot complete
                     break
                 depth_sum += played
@@ -268,6 +270,7 @@ class IsmctsBot:
             if len(results) < len(arms):
                 break
             sweeps += 1
+            sweep_seconds = time.perf_counter() - began
             for i, (score, reward) in enumerate(results):
                 sums[i] += score
                 rewards_sum[i] += reward
@@ -278,7 +281,11 @@ class IsmctsBot:
         else:  # not one sweep in the budget: the arms' own evaluations decide
             order = list(range(len(arms)))
         ranked = [arms[i] for i in order]
-        return _answer(ranked, iterations, depth_sum / iterations if iterations else 0, start)
+        action, info = _answer(
+            ranked, iterations, depth_sum / iterations if iterations else 0, start
+        )
+        info["sweeps"] = sweeps
+        return action, info
 
 
 def _play_next_turns(state: State, seat: int, width: int, deadline: float) -> int | None:
