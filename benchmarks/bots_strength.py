@@ -32,7 +32,6 @@ from typing import Any
 
 from coffeetable import find_game
 from coffeetable.bots import LEVELS, make_bot
-from coffeetable.bots.ismcts import TURN_LOOKAHEAD
 
 RATINGS = (
     (41, "Seriously?"),
@@ -239,11 +238,7 @@ def speed(args: argparse.Namespace) -> None:
                 times.append(time.perf_counter() - start)
                 if "sweeps" in info:
                     sweeps.append(info["sweeps"])
-            swept = (
-                f", median sweeps {statistics.median(sweeps):g}"
-                if name in TURN_LOOKAHEAD and sweeps
-                else ""
-            )
+            swept = f", median sweeps {statistics.median(sweeps):g}" if sweeps else ""
             print(
                 f"   level {level} ({LEVELS[level].time} s): median decision {statistics.median(times):.3f} s, "
                 f"max {max(times):.3f} s{swept}"

@@ -34,7 +34,6 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Hashable
 from typing import Any
 
 from coffeetable.bots.base import LEVELS, Limit
@@ -46,7 +45,7 @@ EXPLORATION = 0.15  # UCB constant; rewards are in [0, 1] and good and bad moves
 MAX_TREE_DEPTH = 200
 WIDENING = 1.0  # a node with n visits considers its 1 + sqrt(n) best-ranked actions
 MACROS = 6  # root arms: the best complete turns of the greedy beam
-ROOT_TURNS = 12  # turns asked of the beam; those that end in the same position count once
+ROOT_TURNS = 12  # turns asked of the beam (which then keeps 12 partial turns a depth)
 PRIOR_VISITS = 4  # each arm starts as if visited this often with its own evaluation
 PRIOR_CAP = 48  # actions ranked by evaluation at a new node (the rest follow at random)
 ROLLOUT_STEPS = 40
@@ -140,19 +139,14 @@ class IsmctsBot:
         # each starting with a prior worth PRIOR_VISITS visits of its own evaluation
         first = state.resample_hidden(seat, rng)
         turns, _ = best_turns(first, seat, keep=self.root_turns)
+        # the beam keeps one of the turns that end in the same position (two pours in
+        # either order), so each arm is a different position and the budget goes to
+        # turns that differ
         arms: list[_Node] = []
-        reached: set[Hashable] = set()
         for v, steps in turns:
             after = first.clone()
             for action in steps:
                 after.apply_unchecked(seat, action)
-            # turns that differ only in the order of their steps (two pours, say) end in the
-            # same position: one arm stands for all, so that the search's budget and the
-            # arms' places go to turns that differ
-            key = after.search_key()
-            if key in reached:
-                continue
-            reached.add(key)
             arm = _Node(seat)
             arm.macro = steps
             arm.visits = PRIOR_VISITS
@@ -222,7 +216,7 @@ class IsmctsBot:
             iterations += 1
             depth_sum += depth
         ranked = sorted(arms, key=lambda a: (a.visits, a.total / a.visits), reverse=True)
-        return _answer(ranked, iterations, depth_sum / iterations if iterations else 0, start)
+        return _answer(ranked, iterations, depth_sum, start)
 
     def _sweeps(
         self,
@@ -240,8 +234,9 @@ class IsmctsBot:
         same cards in a sweep, so they are compared on equal luck (common random numbers).
         Only complete sweeps count, and none is started that the last one's time says
         cannot complete; the arm with the best mean wins, its own evaluation deciding
-        while no sweep has completed (`info["sweeps"]`). Solo, arms are ranked by the estimated score
-        itself: its logistic (the reward) flattens the differences between good positions."""
+        while no sweep has completed (`info["sweeps"]`). Solo, arms are ranked by the
+        estimated score itself: its logistic (the reward) flattens the differences between
+        good positions."""
         rng = self.rng
         solo = state.num_players == 1
         sums = [0.0] * len(arms)
@@ -281,9 +276,7 @@ class IsmctsBot:
         else:  # not one sweep in the budget: the arms' own evaluations decide
             order = list(range(len(arms)))
         ranked = [arms[i] for i in order]
-        action, info = _answer(
-            ranked, iterations, depth_sum / iterations if iterations else 0, start
-        )
+        action, info = _answer(ranked, iterations, depth_sum, start)
         info["sweeps"] = sweeps
         return action, info
 
@@ -307,8 +300,9 @@ def _play_next_turns(state: State, seat: int, width: int, deadline: float) -> in
 
 
 def _answer(
-    ranked: list[_Node], iterations: int, mean_depth: float, start: float
+    ranked: list[_Node], iterations: int, depth_sum: int, start: float
 ) -> tuple[Action, dict[str, Any]]:
+    """The decision: the first step of the best-ranked arm, and the search's `info`."""
     best = ranked[0]
     elapsed = time.perf_counter() - start
     return best.macro[0], {
@@ -316,7 +310,7 @@ def _answer(
         "visits": best.visits,
         "iterations": iterations,
         "iterations_per_second": iterations / elapsed if elapsed else None,
-        "mean_depth": mean_depth,
+        "mean_depth": depth_sum / iterations if iterations else 0,
         "seconds": elapsed,
         "plan": [a.notation() for a in best.macro],
         "arms": len(ranked),
