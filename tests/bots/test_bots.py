@@ -28,7 +28,7 @@ from coffeetable.bots import (
     make_bot,
 )
 from coffeetable.bots.greedy import best_turns
-from coffeetable.bots.ismcts import PRIOR_VISITS, TURN_LOOKAHEAD
+from coffeetable.bots.ismcts import PRIOR_VISITS, ROOT_TURNS, TURN_LOOKAHEAD, WIDEST
 from coffeetable.core.errors import DataError
 from coffeetable.core.game import ScoreBreakdown, State
 from coffeetable.core.registry import find_game
@@ -532,6 +532,30 @@ def test_ismcts_keeps_to_a_time_budget() -> None:
         _, info = bot.choose(state, seat, Limit(time=1.0))
         elapsed = time.perf_counter() - start
         assert info["sweeps"] >= 1 and 0.3 <= elapsed <= 1.0 + TIME_TOLERANCE, (info, elapsed)
+
+
+def test_cafe_root_beam_widens_with_time_only() -> None:
+    """Under a time budget Café's root beam is run again wider while the budget allows
+    (docs/bots.md); under an iteration budget it keeps its width, so searches stay
+    reproducible."""
+    state = no_peek_state("cafe", 1, {}, 10)
+    seat = decision_seats(state)[0]
+    _, info = make_bot("ismcts:6i", 3).choose(state, seat)
+    assert info["root_width"] == ROOT_TURNS
+    start = time.perf_counter()
+    _, info = make_bot("ismcts:hard", 3).choose(state, seat)
+    elapsed = time.perf_counter() - start
+    assert ROOT_TURNS < info["root_width"] <= WIDEST, info
+    assert elapsed <= 1.0 + TIME_TOLERANCE, elapsed
+
+
+def test_beam_stops_at_its_expansion_budget() -> None:
+    state = no_peek_state("cafe", 1, {}, 10)
+    seat = decision_seats(state)[0]
+    _, whole = best_turns(state.clone(), seat, width=48, expansions=10**6)
+    # the budget is checked between depths: with a budget of 1, only the root's steps
+    _, first = best_turns(state.clone(), seat, width=48, expansions=1)
+    assert first == len(state.legal_actions(seat)) < whole
 
 
 # ==== make_bot ==============================================================================

@@ -26,12 +26,17 @@ STEP_COST = 0.001  # between equal outcomes, prefer the shorter turn (no pointle
 
 
 def best_turns(
-    root: State, seat: int, width: int = WIDTH, keep: int = 1
+    root: State,
+    seat: int,
+    width: int = WIDTH,
+    keep: int = 1,
+    expansions: int = MAX_EXPANSIONS,
 ) -> tuple[list[tuple[float, tuple[Action, ...]]], int]:
     """The best complete turn of `seat` for each of the `keep` best first steps, found by
     the beam search from `root` (a state the caller may search: a determinization), best
     first, as (evaluation, steps);
-    and the number of states evaluated. A turn ends when the seat may no longer act, the
+    and the number of states evaluated (the search stops once `expansions` have been). A
+    turn ends when the seat may no longer act, the
     round changes or the game ends; if the budget runs out first, the best partial turns
     are returned."""
     round_number = root.round_number()
@@ -40,7 +45,7 @@ def best_turns(
     expanded = 0
     depth = 0
     reached: set[Hashable] = set()
-    while beam and depth < MAX_DEPTH and expanded < MAX_EXPANSIONS:
+    while beam and depth < MAX_DEPTH and expanded < expansions:
         frontier = sorted(beam, key=lambda item: item[0], reverse=True)[: max(width, keep)]
         beam = []
         for _, steps, s in frontier:
