@@ -231,6 +231,7 @@ def speed(args: argparse.Namespace) -> None:
         for level in LEVELS:
             times = []
             sweeps = []  # Café's turn lookahead: complete sweeps over the arms
+            widths = []  # the root beam's width (solo Café widens it while time allows)
             for state in positions:
                 seat = min(state.current_seats())
                 start = time.perf_counter()
@@ -238,7 +239,11 @@ def speed(args: argparse.Namespace) -> None:
                 times.append(time.perf_counter() - start)
                 if "sweeps" in info:
                     sweeps.append(info["sweeps"])
+                if "root_width" in info:
+                    widths.append(info["root_width"])
             swept = f", median sweeps {statistics.median(sweeps):g}" if sweeps else ""
+            if widths:
+                swept += f", root widths {sorted(widths)}"
             print(
                 f"   level {level} ({LEVELS[level].time} s): median decision {statistics.median(times):.3f} s, "
                 f"max {max(times):.3f} s{swept}"

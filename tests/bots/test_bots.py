@@ -526,12 +526,14 @@ def test_ismcts_keeps_to_a_time_budget() -> None:
         if state.game.info.name not in TURN_LOOKAHEAD:
             assert max(seconds) >= TIME_LIMIT * 0.9  # it does use the time it has
             continue
-        # Café stops early rather than start a sweep it cannot complete; given time for
-        # sweeps, it uses them and still keeps to the budget
+        # Café stops early rather than start a sweep it cannot complete; given time, it
+        # uses it (solo, on a wider root beam first, then on sweeps) and still keeps to the
+        # budget
         start = time.perf_counter()
         _, info = bot.choose(state, seat, Limit(time=1.0))
         elapsed = time.perf_counter() - start
-        assert info["sweeps"] >= 1 and 0.3 <= elapsed <= 1.0 + TIME_TOLERANCE, (info, elapsed)
+        used = info["sweeps"] >= 1 or info["root_width"] > ROOT_TURNS
+        assert used and 0.3 <= elapsed <= 1.0 + TIME_TOLERANCE, (info, elapsed)
 
 
 def test_cafe_root_beam_widens_with_time_only() -> None:
