@@ -34,11 +34,10 @@ def best_turns(
 ) -> tuple[list[tuple[float, tuple[Action, ...]]], int]:
     """The best complete turn of `seat` for each of the `keep` best first steps, found by
     the beam search from `root` (a state the caller may search: a determinization), best
-    first, as (evaluation, steps);
-    and the number of states evaluated (the search stops once `expansions` have been). A
-    turn ends when the seat may no longer act, the
-    round changes or the game ends; if the budget runs out first, the best partial turns
-    are returned."""
+    first, as (evaluation, steps); and the number of states evaluated (the search stops
+    once `expansions` have been). A turn ends when the seat may no longer act, the round
+    changes or the game ends; if the budget runs out first, the best partial turns are
+    returned."""
     round_number = root.round_number()
     done: list[tuple[float, tuple[Action, ...]]] = []
     beam: list[tuple[float, tuple[Action, ...], State]] = [(0.0, (), root)]

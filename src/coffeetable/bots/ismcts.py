@@ -38,7 +38,7 @@ import time
 from typing import Any
 
 from coffeetable.bots.base import LEVELS, Limit
-from coffeetable.bots.greedy import MAX_EXPANSIONS, best_turns
+from coffeetable.bots.greedy import MAX_EXPANSIONS, WIDTH, best_turns
 from coffeetable.bots.heuristics import ROLLOUT_POLICIES, RolloutPolicy, rewards, value
 from coffeetable.core.game import Action, State
 
@@ -147,7 +147,8 @@ class IsmctsBot:
         # each starting with a prior worth PRIOR_VISITS visits of its own evaluation
         first = state.resample_hidden(seat, rng)
         turns, _ = best_turns(first, seat, keep=self.root_turns)
-        width = self.root_turns
+        # the partial turns that beam kept a depth (it keeps at least `keep`)
+        width = base = max(WIDTH, self.root_turns)
         if state.game.info.name in WIDEN and state.num_players == 1 and limit.time is not None:
             # a wider beam finds better turns; widen while the budget allows (the first
             # run's turns stand if even the next width does not fit)
@@ -163,7 +164,7 @@ class IsmctsBot:
                     seat,
                     width=width,
                     keep=self.root_turns,
-                    expansions=MAX_EXPANSIONS * width // self.root_turns,
+                    expansions=MAX_EXPANSIONS * width // base,
                 )
                 last = time.perf_counter() - began
         # the beam keeps one of the turns that end in the same position (two pours in
