@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import statistics
 import time
 from typing import Any
 
@@ -498,8 +497,8 @@ def test_bots_are_reproducible_given_their_seed() -> None:
 # ==== time budget ===========================================================================
 
 TIME_LIMIT = 0.2
-#: nothing documents how far past its deadline a decision may run (the deadline is checked
-#: between iterations); we allow 0.15 s
+#: how far past its budget a decision may run (docs/bots.md, "Time tolerance": the clock is
+#: read between iterations and before each state the root beam evaluates); we allow 0.15 s
 TIME_TOLERANCE = 0.15
 
 
@@ -522,7 +521,7 @@ def test_ismcts_keeps_to_a_time_budget() -> None:
             # Café's sweeps start only when they can complete: at this budget there may be
             # none, and the arms' own evaluations decide
             assert info["iterations"] >= 1 or state.game.info.name in TURN_LOOKAHEAD
-        assert statistics.median(seconds) <= TIME_LIMIT + TIME_TOLERANCE, seconds
+        assert max(seconds) <= TIME_LIMIT + TIME_TOLERANCE, seconds
         if state.game.info.name not in TURN_LOOKAHEAD:
             assert max(seconds) >= TIME_LIMIT * 0.9  # it does use the time it has
             continue
@@ -549,6 +548,27 @@ def test_cafe_root_beam_widens_with_time_only() -> None:
     elapsed = time.perf_counter() - start
     assert ROOT_TURNS < info["root_width"] <= WIDEST, info
     assert elapsed <= 1.0 + TIME_TOLERANCE, elapsed
+
+
+def test_beam_stops_at_its_deadline() -> None:
+    state = no_peek_state("cafe", 1, {}, 10)
+    seat = decision_seats(state)[0]
+    legal = state.legal_actions(seat)
+    start = time.perf_counter()
+    _, whole = best_turns(state.clone(), seat, width=96, expansions=10**6)
+    unbounded = time.perf_counter() - start
+    # a deadline already passed: nothing is evaluated and no turn is found
+    assert best_turns(state.clone(), seat, width=96, deadline=time.perf_counter()) == ([], 0)
+    # a deadline within the search: it stops there, with the best partial turns so far
+    budget = unbounded / 4
+    start = time.perf_counter()
+    turns, some = best_turns(
+        state.clone(), seat, width=96, keep=12, expansions=10**6, deadline=start + budget
+    )
+    elapsed = time.perf_counter() - start
+    assert turns and 0 < some < whole
+    assert all(steps[0] in legal for _, steps in turns)
+    assert elapsed <= budget + TIME_TOLERANCE, (elapsed, budget)
 
 
 def test_beam_stops_at_its_expansion_budget() -> None:

@@ -10,6 +10,7 @@ given the bot's seed.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Hashable
@@ -31,24 +32,31 @@ def best_turns(
     width: int = WIDTH,
     keep: int = 1,
     expansions: int = MAX_EXPANSIONS,
+    deadline: float = math.inf,
 ) -> tuple[list[tuple[float, tuple[Action, ...]]], int]:
     """The best complete turn of `seat` for each of the `keep` best first steps, found by
     the beam search from `root` (a state the caller may search: a determinization), best
     first, as (evaluation, steps); and the number of states evaluated (the search stops
-    once `expansions` have been). A turn ends when the seat may no longer act, the round
-    changes or the game ends; if the budget runs out first, the best partial turns are
-    returned."""
+    once `expansions` have been, or once `time.perf_counter()` passes `deadline`: it is
+    read before each new state). A turn ends when the seat may no longer act, the
+    round changes or the game ends; if the budget runs out first, the best partial turns
+    are returned (none if the deadline passes before the first state is expanded)."""
     round_number = root.round_number()
     done: list[tuple[float, tuple[Action, ...]]] = []
     beam: list[tuple[float, tuple[Action, ...], State]] = [(0.0, (), root)]
     expanded = 0
     depth = 0
     reached: set[Hashable] = set()
-    while beam and depth < MAX_DEPTH and expanded < expansions:
+    timed = deadline != math.inf
+    late = False
+    while beam and depth < MAX_DEPTH and expanded < expansions and not late:
         frontier = sorted(beam, key=lambda item: item[0], reverse=True)[: max(width, keep)]
         beam = []
-        for _, steps, s in frontier:
+        for index, (_, steps, s) in enumerate(frontier):
             for action in s.legal_actions(seat):
+                if timed and time.perf_counter() >= deadline:
+                    late = True
+                    break
                 child = s.clone()
                 child.apply_unchecked(seat, action)
                 expanded += 1
@@ -66,9 +74,12 @@ def best_turns(
                     done.append((v, seq))
                 else:
                     beam.append((v, seq, child))
+            if late:  # out of time: the states not (fully) expanded stay in the beam as they are
+                beam.extend(frontier[index:])
+                break
         depth += 1
     if beam:  # the budget ran out mid-turn: the best partial turns count too
-        done.extend((v, seq) for v, seq, _ in beam)
+        done.extend((v, seq) for v, seq, _ in beam if seq)
     done.sort(key=lambda item: item[0], reverse=True)
     # the best turn for each first step (only the first step is played; the rest is a plan)
     out: list[tuple[float, tuple[Action, ...]]] = []

@@ -48,12 +48,15 @@ WIDENING = 1.0  # a node with n visits considers its 1 + sqrt(n) best-ranked act
 MACROS = 6  # root arms: the best complete turns of the greedy beam
 ROOT_TURNS = 12  # turns asked of the beam (which then keeps 12 partial turns a depth)
 #: solo Café under a time budget: the root beam is run again twice as wide (24, 48, ...)
-#: while the last run's time says the next (about twice as long) ends within ROOT_SHARE of
-#: the budget, up to WIDEST. Greedy solo on 40 deals: width 6 22.0, 24 25.4, 48 26.15
-#: (docs/bots.md). Not yet in games of 2-4 players, where it is not measured
+#: up to WIDEST, each run stopped at ROOT_SHARE of the budget (a run so cut is dropped), and
+#: a run is started only if the time left for it is at least NEXT_WIDTH times the last
+#: run's (a width takes 1.2-4 times as long as the one before, mostly 2-3). Greedy solo on
+#: 40 deals: width 6 22.0, 24 25.4, 48 26.15 (docs/bots.md). Not yet in games of 2-4
+#: players, where it is not measured
 WIDEN = frozenset({"cafe"})
 WIDEST = 96
-ROOT_SHARE = 0.8
+ROOT_SHARE = 0.9
+NEXT_WIDTH = 2.0
 PRIOR_VISITS = 4  # each arm starts as if visited this often with its own evaluation
 PRIOR_CAP = 48  # actions ranked by evaluation at a new node (the rest follow at random)
 ROLLOUT_STEPS = 40
@@ -146,26 +149,31 @@ class IsmctsBot:
         # the root's arms: the best complete turns the greedy beam finds (macro actions),
         # each starting with a prior worth PRIOR_VISITS visits of its own evaluation
         first = state.resample_hidden(seat, rng)
-        turns, _ = best_turns(first, seat, keep=self.root_turns)
+        # under a time budget the beam stops at the deadline: its best partial turns (or,
+        # if it could not start, the root's steps) are the arms, and no sweep follows
+        turns, _ = best_turns(first, seat, keep=self.root_turns, deadline=deadline)
+        if not turns:
+            turns, _ = best_turns(first, seat, keep=self.root_turns, expansions=1)
         # the partial turns that beam kept a depth (it keeps at least `keep`)
         width = base = max(WIDTH, self.root_turns)
         if state.game.info.name in WIDEN and state.num_players == 1 and limit.time is not None:
-            # a wider beam finds better turns; widen while the budget allows (the first
-            # run's turns stand if even the next width does not fit)
+            # a wider beam finds better turns; widen while the budget allows. A run that the
+            # deadline cuts short is dropped: the last complete run's turns stand
+            widen_by = start + ROOT_SHARE * limit.time
             last = time.perf_counter() - start
-            while (
-                width < WIDEST
-                and time.perf_counter() + 2.2 * last <= start + ROOT_SHARE * limit.time
-            ):
-                width *= 2
+            while width < WIDEST and time.perf_counter() + NEXT_WIDTH * last < widen_by:
                 began = time.perf_counter()
-                turns, _ = best_turns(
+                wider, _ = best_turns(
                     first,
                     seat,
-                    width=width,
+                    width=2 * width,
                     keep=self.root_turns,
-                    expansions=MAX_EXPANSIONS * width // base,
+                    expansions=MAX_EXPANSIONS * 2 * width // base,
+                    deadline=widen_by,
                 )
+                if time.perf_counter() >= widen_by:
+                    break
+                turns, width = wider, 2 * width
                 last = time.perf_counter() - began
         # the beam keeps one of the turns that end in the same position (two pours in
         # either order), so each arm is a different position and the budget goes to
@@ -316,13 +324,13 @@ class IsmctsBot:
 def _play_next_turns(state: State, seat: int, width: int, deadline: float) -> int | None:
     """Play on from `state` with the greedy beam (each seat to move plays its best turn,
     the lowest seat first) until `seat` has played one more turn or the game ends; the
-    number of turns played, or None if the deadline passed first."""
+    number of turns played, or None if the deadline passed first (the beam stops there)."""
     turns = 0
     while not state.is_over() and turns < MAX_LOOKAHEAD_TURNS:
-        if turns and time.perf_counter() >= deadline:
-            return None
         mover = min(state.current_seats())
-        found, _ = best_turns(state, mover, width=width)
+        found, _ = best_turns(state, mover, width=width, deadline=deadline)
+        if time.perf_counter() >= deadline:
+            return None
         for action in found[0][1]:
             state.apply_unchecked(mover, action)
         turns += 1
