@@ -26,7 +26,7 @@ from coffeetable.bots import (
     heuristics,
     make_bot,
 )
-from coffeetable.bots.greedy import best_turns
+from coffeetable.bots.greedy import STEP_COST, best_turns
 from coffeetable.bots.ismcts import PRIOR_VISITS, ROOT_TURNS, TURN_LOOKAHEAD, WIDEST
 from coffeetable.core.errors import DataError
 from coffeetable.core.game import ScoreBreakdown, State
@@ -548,6 +548,79 @@ def test_cafe_root_beam_widens_with_time_only() -> None:
     elapsed = time.perf_counter() - start
     assert ROOT_TURNS < info["root_width"] <= WIDEST, info
     assert elapsed <= 1.0 + TIME_TOLERANCE, elapsed
+
+
+#: the most first steps that get a beam each in these tests (a solo draft has up to 12)
+SPLIT = 16
+
+
+def _turn_is_complete(state: State, seat: int, steps: tuple[Any, ...]) -> State:
+    """Replay `steps` with legality checks; the seat's turn must be over at the end."""
+    end = state.clone()
+    round_number = end.round_number()
+    for step in steps:
+        assert step in end.legal_actions(seat), step
+        end.apply(seat, step)
+    assert end.is_over() or end.round_number() != round_number or seat not in end.current_seats()
+    return end
+
+
+def test_split_beam_judges_every_first_step_on_a_whole_turn() -> None:
+    """In one beam the lines of one drafted card soon crowd out the others, so the draft is
+    judged on half turns; with `split` each first step gets a beam of its own and a whole
+    turn (docs/bots.md, "Each card its own beam")."""
+    state = find_game("cafe").new_initial_state(1, 4003, {})
+    seat = 0
+    legal = state.legal_actions(seat)
+    assert 1 < len(legal) <= SPLIT and all(a.notation().startswith("take") for a in legal)
+    one_beam, _ = best_turns(state.clone(), seat, keep=12)
+    assert len({steps[0] for _, steps in one_beam}) < len(legal)
+    turns, expanded = best_turns(state.clone(), seat, keep=12, split=SPLIT)
+    assert {steps[0] for _, steps in turns} == set(legal)
+    assert [v for v, _ in turns] == sorted((v for v, _ in turns), reverse=True)
+    for v, steps in turns:
+        end = _turn_is_complete(state, seat, steps)
+        # valued as one beam values a turn: the evaluation less the cost of its steps
+        assert v == pytest.approx(heuristics.value(end, seat) - STEP_COST * (len(steps) - 1))
+    # `keep` still bounds the answer, and a root with more first steps than `split` is
+    # searched by one beam as before
+    assert len(best_turns(state.clone(), seat, keep=2, split=SPLIT)[0]) == 2
+    assert best_turns(state.clone(), seat, keep=12, split=len(legal) - 1) == (
+        one_beam,
+        best_turns(state.clone(), seat, keep=12)[1],
+    )
+    assert expanded > len(legal)
+
+
+def test_split_beam_stops_at_its_deadline() -> None:
+    """Out of time, the first steps not searched yet count as they stand after their step;
+    the most promising are searched first."""
+    state = find_game("cafe").new_initial_state(1, 4003, {})
+    seat = 0
+    legal = state.legal_actions(seat)
+    turns, expanded = best_turns(state.clone(), seat, keep=12, split=SPLIT, deadline=0.0)
+    assert expanded == len(legal) and {steps for _, steps in turns} == {(a,) for a in legal}
+    start = time.perf_counter()
+    _, whole = best_turns(state.clone(), seat, keep=12, split=SPLIT)
+    budget = (time.perf_counter() - start) / 3
+    start = time.perf_counter()
+    turns, some = best_turns(
+        state.clone(), seat, keep=12, split=SPLIT, deadline=time.perf_counter() + budget
+    )
+    assert time.perf_counter() - start <= budget + TIME_TOLERANCE
+    assert len(legal) < some < whole and {steps[0] for _, steps in turns} == set(legal)
+    assert any(len(steps) > 1 for _, steps in turns)
+
+
+def test_greedy_can_split_its_beam() -> None:
+    """`GreedyBot(split=...)` plays the first step of the best turn that the split beams
+    find; the default greedy keeps one beam (the baseline of docs/bots.md)."""
+    state = find_game("cafe").new_initial_state(1, 4003, {})
+    assert GreedyBot(7).split == 0
+    action, info = GreedyBot(7, split=SPLIT).choose(state, 0)
+    _, steps = best_turns(state.resample_hidden(0, random.Random(7)), 0, split=SPLIT)[0][0]
+    assert action == steps[0] and info["plan"] == [a.notation() for a in steps]
+    _turn_is_complete(state, 0, steps)
 
 
 def test_beam_stops_at_its_deadline() -> None:
