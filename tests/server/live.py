@@ -236,7 +236,15 @@ def play_out(sockets: list[Socket], rng: random.Random, timeout: float = 300) ->
                 while reply["type"] not in ("update", "error"):
                     reply = s.recv(30)
                 if reply["type"] == "error":
-                    assert reply["code"] in ("stale_version", "not_your_turn", "illegal"), reply
+                    assert reply["code"] in (
+                        "stale_version",
+                        "not_your_turn",
+                        "illegal",
+                        "rate_limited",
+                    ), reply
+                    if reply["code"] == "rate_limited":
+                        # faster than the server's message rate: slow down, as a client must
+                        time.sleep(0.2)
                 moved = True
         if not moved:
             for s in sockets:

@@ -197,8 +197,9 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
     before = client.version
     for panel in ("#draft", "#auction"):
         buttons = page.locator(f"{panel} [data-action]")
-        if buttons.count():
-            buttons.nth(rng.randrange(buttons.count())).click()
+        n = buttons.count()
+        if n:
+            buttons.nth(rng.randrange(n)).click()
             client.wait_change(before)
             budget["actions"] = 0
             return panel[1:]
@@ -206,11 +207,13 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
         # green dots mark the good spots for the card as it is turned now; another seat's
         # move may redraw the area between finding a spot and clicking it
         for _attempt in range(10):
+            # count once: a redraw between two counts can leave none to choose from
             spots = page.locator(".spot")
-            if not spots.count():
+            n = spots.count()
+            if not n:
                 page.click("#rotate")
                 continue
-            click_center(page, spots.nth(rng.randrange(spots.count())))
+            click_center(page, spots.nth(rng.randrange(n)))
             try:
                 page.wait_for_selector("#confirm-place", timeout=2000)
                 break
@@ -220,16 +223,18 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
         client.wait_change(before)
         return "place"
     sources = page.locator("[data-area] .cell.pick")
-    if sources.count():
+    n = sources.count()
+    if n:
         # pick mode (a menu item "... from ?"): several cells could give the cubes; click the
         # one to take them from
         client.picks += 1
-        click_center(page, sources.nth(rng.randrange(sources.count())))
+        click_center(page, sources.nth(rng.randrange(n)))
         client.wait_change(before)
         return "action"
     cells = page.locator("[data-area] .cell.clickable")
-    if cells.count() and budget["actions"] < 10:
-        click_center(page, cells.nth(rng.randrange(cells.count())))
+    n = cells.count()
+    if n and budget["actions"] < 10:
+        click_center(page, cells.nth(rng.randrange(n)))
         try:
             page.wait_for_selector("#action-menu", timeout=3000)
         except Exception:
