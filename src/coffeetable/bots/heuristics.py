@@ -141,8 +141,14 @@ def _cafe_area_value(state: CafeState, player: PlayerState) -> float:
     # time are worth less (each stage shares what is left after the later stages).
     bean = on.get(CellKind.BEAN, nothing)
     dry_full = sum(1 for pos in area.cells_of(CellKind.DRY) if pos in area.cubes)
-    acting = player.stage in (Stage.ACT, Stage.DONE)
-    available = (player.ap if acting else ap) + ap * future
+    acting = player.stage is Stage.ACT
+    # this round's action points: those left while acting, none once the seat has ended
+    # its turn (unspent points are lost), a full round's before it has begun acting. In
+    # 2-4 player games the seats that finish first are evaluated here, before the round
+    # ends: counting their unspent points as still to come made ending early look free
+    # and, in the last round, kept cubes in the pipeline instead of delivering them
+    this_round = player.ap if acting else 0 if player.stage is Stage.DONE else ap
+    available = this_round + ap * future
     # an open Deliver takes more roast cells at no further cost
     delivering = acting and (
         player.pending_deliver is not None or player.open_kind is OpenKind.DELIVER
