@@ -899,6 +899,49 @@ def test_cafe_open_delivery_counts_its_roast_cubes() -> None:
     assert gain >= 0.8 * cubes
 
 
+def test_cafe_seat_that_has_ended_its_turn_has_no_action_points_left() -> None:
+    """In 2-4 player Café the seats that end their turn first are evaluated before the round
+    ends. Their unspent action points are lost: the value may not depend on them, and in the
+    last round the cubes still on dry and roast cells are worth nothing. (Counting unspent
+    points as still to come made ending early look free: greedy against greedy, the seat
+    that acts first scored 14.6 on average over 40 deals, the other 20.9.)"""
+    from coffeetable.games.cafe.deck import CellKind
+    from coffeetable.games.cafe.state import ROUNDS, Stage
+
+    checked = last_round = 0
+    for seed in range(2):
+        state = new_state("cafe", 2, {}, seed)
+        bots = [GreedyBot(seed * 16 + s) for s in range(2)]
+        while not state.is_over():
+            seat = min(state.current_seats())
+            action, _ = bots[seat].choose(state, seat)
+            state.apply(seat, action)
+            player = state.players[seat]
+            if player.stage is not Stage.DONE or state.is_over():
+                continue
+            values = set()
+            for ap in (0, 1, 3):
+                trial = state.clone()
+                trial.players[seat].ap = ap
+                values.add(heuristics.value(trial, seat))
+            assert len(values) == 1, (seed, state.round, values)
+            checked += 1
+            if state.round == ROUNDS:
+                emptied = state.clone()
+                area = emptied.players[seat].area
+                for pos in [*area.cells_of(CellKind.DRY), *area.cells_of(CellKind.ROAST)]:
+                    area.cubes.pop(pos, None)
+                stuck = state.clone()
+                area = stuck.players[seat].area
+                for pos in area.cells_of(CellKind.ROAST):
+                    area.cubes[pos] = (0, 2)
+                assert heuristics.value(stuck, seat) == heuristics.value(emptied, seat)
+                assert heuristics.value(state, seat) == heuristics.value(emptied, seat)
+                last_round += 1
+    assert checked >= 12
+    assert last_round >= 2
+
+
 def test_cafe_hand_values_are_remembered_faithfully() -> None:
     """The best placement of a card in hand is remembered per area; values from the warm
     memory must equal values computed afresh, and differ from card to card."""
