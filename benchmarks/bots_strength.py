@@ -3,7 +3,9 @@
     python3 benchmarks/bots_strength.py solo --bots greedy,ismcts:hard --games 200
         Café solo: mean, spread and the distribution over the rulebook's rating table.
     python3 benchmarks/bots_strength.py h2h coffee-rush ismcts:hard greedy --games 100
-        Two-player head-to-head, seats alternated on shared deals: win share, 95 % interval.
+        Two-player head-to-head, seats alternated on shared deals: win share, 95 % interval,
+        and each seat's mean. With the same bot twice (`h2h cafe greedy greedy`), a deal a
+        game and each seat's mean: equal bots should score alike at every seat.
     python3 benchmarks/bots_strength.py speed
         ISMCTS iterations per second per game, and decision time per level.
     python3 benchmarks/bots_strength.py cards --bot greedy --players 4 --games 100
@@ -160,12 +162,15 @@ def solo(args: argparse.Namespace) -> None:
 
 def h2h(args: argparse.Namespace) -> None:
     jobs = []
+    same = args.a == args.b  # a bot against itself: a deal a game (the seats are the point)
     for g in range(args.games):
         specs = [args.a, args.b] if g % 2 == 0 else [args.b, args.a]
-        jobs.append((args.game, specs, args.seed + g // 2, {}))
+        jobs.append((args.game, specs, args.seed + (g if same else g // 2), {}))
     start = time.perf_counter()
 
     def summary(out: list[dict[str, Any]]) -> str:
+        if same:
+            return f"{len(out)} games; {by_seat(out)}"
         points = {args.a: 0.0, args.b: 0.0}
         scores: dict[str, list[int]] = {args.a: [], args.b: []}
         for r in out:
@@ -181,11 +186,22 @@ def h2h(args: argparse.Namespace) -> None:
             f"{statistics.fmean(scores[args.a]):.2f} vs {statistics.fmean(scores[args.b]):.2f}"
         )
 
+    def by_seat(out: list[dict[str, Any]]) -> str:
+        # each seat's mean, whoever sat there: equal bots should score alike at every seat
+        # (a gap showed a fault in Café's evaluation of the seat that finishes first)
+        return "; ".join(
+            f"seat {seat} mean {statistics.fmean(r['scores'][seat] for r in out):.2f}, "
+            f"wins {sum(1 / len(r['winners']) for r in out if seat in r['winners']):g}"
+            for seat in range(2)
+        )
+
     out = _run(jobs, args.workers, summary)
     print(
         f"{args.game}: {args.a} vs {args.b}, {len(out)} games: {summary(out)}; "
         f"{time.perf_counter() - start:.0f} s"
     )
+    if not same:
+        print(f"  by seat: {by_seat(out)}")
 
 
 def _wilson(p: float, n: int, z: float = 1.96) -> tuple[float, float]:
