@@ -276,7 +276,7 @@ def speed(args: argparse.Namespace) -> None:
         for level in LEVELS:
             times = []
             sweeps = []  # Café's turn lookahead: complete sweeps over the arms
-            widths = []  # the root beam's width (solo Café widens it while time allows)
+            widths = []  # the root beam's width (Café widens it while time allows)
             for state in positions:
                 seat = min(state.current_seats())
                 start = time.perf_counter()
