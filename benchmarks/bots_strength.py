@@ -8,6 +8,13 @@
         game and each seat's mean: equal bots should score alike at every seat.
     python3 benchmarks/bots_strength.py speed
         ISMCTS iterations per second per game, and decision time per level.
+    python3 benchmarks/bots_strength.py ranking --games 40 --decks 4 --out turns.jsonl
+        How well Café's evaluation ranks a solo turn's alternatives: at round starts of greedy
+        games, the best complete turn of each first step (greedy's split beam), each played
+        to the end by greedy on the same future cards, over several decks; the points that
+        choosing by the evaluation, by ISMCTS's one-turn lookahead or by the playouts
+        themselves gain over a random choice of those turns. `--out` writes every turn (its
+        end position, evaluations and outcomes) for fitting a learned evaluation.
     python3 benchmarks/bots_strength.py cards --bot greedy --players 4 --games 100
         Café deck calibration data: how often each card is picked when on display (the
         "no dominant card" rule), the mean score of its takers, and the share of games where
@@ -22,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import math
 import random
 import statistics
@@ -34,6 +42,9 @@ from typing import Any
 
 from coffeetable import find_game
 from coffeetable.bots import LEVELS, make_bot
+from coffeetable.bots.greedy import GreedyBot, best_turns
+from coffeetable.bots.heuristics import value
+from coffeetable.bots.ismcts import LOOKAHEAD_WIDTH
 
 RATINGS = (
     (41, "Seriously?"),
@@ -372,6 +383,174 @@ def cards(args: argparse.Namespace) -> None:
         )
 
 
+RANKING_SPLIT = 12  # greedy's split beam: each first step's best complete turn, at most 12
+
+
+def _greedy_to_end(state: Any) -> int:
+    """The solo score when greedy (seeded 0) plays `state` to the end."""
+    bot = make_bot("greedy", 0)
+    while not state.is_over():
+        action, _ = bot.choose(state, 0)
+        state.apply(0, action)
+    return int(state.score(0).total)
+
+
+def _next_turn_value(state: Any) -> float:
+    """ISMCTS's turn lookahead in solo Café: the next turn played by the greedy beam at the
+    lookahead's width, then the evaluation."""
+    bot = GreedyBot(0, width=LOOKAHEAD_WIDTH)
+    round_number = state.round_number()
+    while not state.is_over() and state.round_number() == round_number:
+        action, _ = bot.choose(state, 0)
+        state.apply(0, action)
+    return value(state, 0)
+
+
+def _rank_turns(state: Any, seed: int, decks: int) -> dict[str, Any] | None:
+    """A solo round start's alternatives: the best complete turn of each first step, each
+    scored on the same `decks` deals of the cards to come (common random numbers)."""
+    det = state.resample_hidden(0, random.Random(seed))
+    turns, _ = best_turns(det, 0, keep=RANKING_SPLIT, split=RANKING_SPLIT)
+    # the deals: drawn before the turn is played, since its end deals the next round's
+    # display; a solo turn draws no card before that, so every turn is legal on every deal,
+    # and each deal gives every turn the same cards
+    deals = [state.resample_hidden(0, random.Random(seed + 1 + d)) for d in range(decks)]
+    rows = []
+    for v, steps in turns:
+        ends = []
+        for deal in deals:
+            after = deal.clone()
+            for action in steps:
+                after.apply_unchecked(0, action)
+            ends.append(after)
+        if ends[0].is_over():  # a last-round turn ends the game: nothing to rank by playouts
+            return None
+        rows.append(
+            {
+                "round": state.round_number(),
+                "turn": [a.notation() for a in steps],
+                "value": v,
+                "lookahead": [_next_turn_value(e.clone()) for e in ends],
+                "outcomes": [_greedy_to_end(e.clone()) for e in ends],
+                "position": ends[0].to_json(),
+            }
+        )
+    return {"turns": rows} if len(rows) > 1 else None
+
+
+def _ranking_game(job: tuple[int, int, int]) -> dict[str, Any]:
+    seed, positions, decks = job
+    rng = random.Random(seed)
+    state = find_game("cafe").new_initial_state(1, seed)
+    bot = make_bot("greedy", seed * 16)
+    rounds = set(rng.sample(range(1, 8), positions))
+    found = []
+    last = None
+    while not state.is_over():
+        if state.round_number() != last:
+            last = state.round_number()
+            if last in rounds and (ranked := _rank_turns(state, rng.randrange(1 << 30), decks)):
+                found.append(ranked)
+        action, _ = bot.choose(state, 0)
+        state.apply(0, action)
+    return {"positions": found}
+
+
+def ranking(args: argparse.Namespace) -> None:
+    """How well Café's evaluation ranks the alternatives of a solo turn, measured against
+    greedy playouts to the end on shared cards. Every figure is in points of expected final
+    score (the mean over the decks) over a uniform random choice among a position's turns."""
+    if args.load:  # the turns of an earlier run's --out, reported again
+        with open(args.load) as f:
+            positions = [json.loads(line) for line in f if line.strip()]
+        args.decks = min(len(t["outcomes"]) for turns in positions for t in turns)
+        deals = f"the deals of {args.load}"
+    else:
+        jobs = [(args.seed + g, args.positions, args.decks) for g in range(args.games)]
+        out = _run(jobs, args.workers, play=_ranking_game)
+        positions = [p["turns"] for r in out for p in r["positions"]]
+        deals = f"{len(out)} solo deals"
+    if args.out:
+        with open(args.out, "w") as f:
+            for turns in positions:
+                f.write(json.dumps(turns) + "\n")
+    if not positions:
+        print("no position with two or more complete turns")
+        return
+
+    def mean(turn: dict[str, Any], decks: range, field: str = "outcomes") -> float:
+        return statistics.fmean(turn[field][d] for d in decks)
+
+    def first(turns: list[dict[str, Any]], key: Callable[[dict[str, Any]], float]) -> int:
+        """The index of the turn that `key` ranks first."""
+        return max(range(len(turns)), key=lambda i: key(turns[i]))
+
+    def gain(
+        turns: list[dict[str, Any]], key: Callable[[dict[str, Any]], float], decks: range
+    ) -> float:
+        """Points over a random choice: the turn that `key` ranks first, scored on `decks`."""
+        means = [mean(t, decks) for t in turns]
+        return means[first(turns, key)] - statistics.fmean(means)
+
+    every, even, odd = range(args.decks), range(0, args.decks, 2), range(1, args.decks, 2)
+
+    def crossed(turns: list[dict[str, Any]], field: str) -> float:
+        """`gain` of choosing by `field` on half the decks, scored on the other half (each
+        way round): the figure a search that does not see the cards to come can hope for."""
+        return (
+            gain(turns, lambda x: mean(x, even, field), odd)
+            + gain(turns, lambda x: mean(x, odd, field), even)
+        ) / 2
+
+    choices = {
+        "the evaluation (greedy's choice)": [
+            gain(t, lambda x: x["value"], every) for t in positions
+        ],
+        "the one-turn lookahead (ISMCTS's sweeps), in sample": [
+            gain(t, lambda x: mean(x, every, "lookahead"), every) for t in positions
+        ],
+        "the playouts, in sample (an upper bound)": [
+            gain(t, lambda x: mean(x, every), every) for t in positions
+        ],
+    }
+    if args.decks >= 2:
+        # in sample, a choice sees the very cards it is scored on (the next round's display
+        # above all); out of sample it does not, as a search on its own determinizations
+        choices["the lookahead on half the decks, scored on the other half"] = [
+            crossed(t, "lookahead") for t in positions
+        ]
+        choices["the playouts of half the decks, scored on the other half"] = [
+            crossed(t, "outcomes") for t in positions
+        ]
+    n = len(positions)
+    spread = statistics.fmean(
+        max(m) - min(m) for m in ([mean(t, every) for t in turns] for turns in positions)
+    )
+    print(
+        f"{n} positions of {deals}, {statistics.fmean(len(t) for t in positions):.1f} "
+        f"turns each, {args.decks} decks; the best and worst turn differ by {spread:.2f} points"
+    )
+    agree = sum(
+        first(t, lambda x: x["value"]) == first(t, lambda x: mean(x, every, "lookahead"))
+        for t in positions
+    )
+    print(f"  the evaluation and the lookahead choose the same turn at {agree} of {n} positions")
+    for label, gains in choices.items():
+        sd = statistics.stdev(gains) / math.sqrt(n) if n > 1 else 0.0
+        print(f"  choosing by {label}: {statistics.fmean(gains):+.2f} ± {sd:.2f}")
+    if args.decks >= 2:
+        # how far the turns' order is the position's and not the cards': the halves' outcomes
+        # (centred per position) against each other
+        halves: list[list[float]] = [[], []]
+        for turns in positions:
+            for half, decks in zip(halves, (even, odd), strict=True):
+                means = [mean(t, decks) for t in turns]
+                half.extend(m - statistics.fmean(means) for m in means)
+        print(
+            f"  the halves' outcomes, centred per position, correlate at {statistics.correlation(*halves):.2f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -392,10 +571,18 @@ def main() -> None:
     p.add_argument("--bot", default="greedy")
     p.add_argument("--players", type=int, default=1, choices=[1, 2, 3, 4])
     p.add_argument("--games", type=int, default=200)
+    p = sub.add_parser("ranking")
+    p.add_argument("--games", type=int, default=40)
+    p.add_argument("--positions", type=int, default=3, help="round starts ranked per game")
+    p.add_argument("--decks", type=int, default=4, help="deals of the cards to come per turn")
+    p.add_argument("--out", metavar="FILE", help="write every ranked turn as JSON lines")
+    p.add_argument("--load", metavar="FILE", help="report on the turns an earlier --out wrote")
     p = sub.add_parser("speed")
     p.add_argument("--positions", type=int, default=8)
     args = parser.parse_args()
-    {"solo": solo, "h2h": h2h, "speed": speed, "cards": cards}[args.command](args)
+    {"solo": solo, "h2h": h2h, "speed": speed, "cards": cards, "ranking": ranking}[args.command](
+        args
+    )
 
 
 if __name__ == "__main__":
