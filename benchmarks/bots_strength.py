@@ -42,9 +42,9 @@ from typing import Any
 
 from coffeetable import find_game
 from coffeetable.bots import LEVELS, make_bot
-from coffeetable.bots.greedy import GreedyBot, best_turns
+from coffeetable.bots.greedy import best_turns
 from coffeetable.bots.heuristics import value
-from coffeetable.bots.ismcts import LOOKAHEAD_WIDTH
+from coffeetable.bots.ismcts import LOOKAHEAD_WIDTH, _play_next_turns
 
 RATINGS = (
     (41, "Seriously?"),
@@ -396,13 +396,9 @@ def _greedy_to_end(state: Any) -> int:
 
 
 def _next_turn_value(state: Any) -> float:
-    """ISMCTS's turn lookahead in solo Café: the next turn played by the greedy beam at the
-    lookahead's width, then the evaluation."""
-    bot = GreedyBot(0, width=LOOKAHEAD_WIDTH)
-    round_number = state.round_number()
-    while not state.is_over() and state.round_number() == round_number:
-        action, _ = bot.choose(state, 0)
-        state.apply(0, action)
+    """ISMCTS's turn lookahead in solo Café, as its sweeps play it: the next turn by the
+    greedy beam at the lookahead's width, on this deal, then the evaluation."""
+    _play_next_turns(state, 0, LOOKAHEAD_WIDTH, math.inf)
     return value(state, 0)
 
 
