@@ -14,12 +14,20 @@ import math
 import operator
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from coffeetable.core.game import Action, State
-
-if TYPE_CHECKING:
-    from coffeetable.games.cafe.state import CafeState, PlayerState
+from coffeetable.games.cafe.area import FOOTPRINTS
+from coffeetable.games.cafe.deck import CellKind
+from coffeetable.games.cafe.state import (
+    MAX_AP,
+    ROUNDS,
+    CafeState,
+    OpenKind,
+    Phase,
+    PlayerState,
+    Stage,
+    cake_bonus,
+)
 
 Evaluator = Callable[[State, int], float]
 
@@ -36,6 +44,8 @@ CAFE_CUBES_PER_CELL_ROUND = 0.35  # cubes a bean cell yields per round still to 
 # shunned the cup cards that cost a warehouse cube (docs/bots.md, "What worked")
 CAFE_AP_PER_ROUND = 1.2
 CAFE_MISSING_COLOUR = 0.3  # per colour with no cube in the warehouse
+_BEAN, _DRY, _ROAST = CellKind.BEAN, CellKind.DRY, CellKind.ROAST
+_FIRST = operator.itemgetter(0)
 
 
 def cafe_value(state: State, seat: int) -> float:
@@ -44,8 +54,6 @@ def cafe_value(state: State, seat: int) -> float:
     go first to its shops under way (a shop counts in proportion to how much of it they
     cover, squared, so nearly complete shops count most) and the rest to the warehouse,
     scored by the warehouse rule on the result."""
-    from coffeetable.games.cafe.state import CafeState, Phase
-
     assert isinstance(state, CafeState)
     if state.phase is Phase.OVER:
         return float(state.score(seat).total)
@@ -83,9 +91,6 @@ _HAND_VALUES_MAX = 1 << 13
 
 
 def _best_placement_value(state: CafeState, player: PlayerState) -> float:
-    from coffeetable.games.cafe.area import FOOTPRINTS
-    from coffeetable.games.cafe.deck import CellKind
-
     assert player.hand is not None
     card = state.card(player.hand)
     area = player.area
@@ -123,31 +128,46 @@ def _best_placement_value(state: CafeState, player: PlayerState) -> float:
 
 
 def _cafe_area_value(state: CafeState, player: PlayerState) -> float:
-    """`cafe_value` of a seat with no card in hand, from its player state."""
-    from coffeetable.games.cafe.deck import CellKind
-    from coffeetable.games.cafe.state import MAX_AP, ROUNDS, OpenKind, Stage, cake_bonus
-
+    """`cafe_value` of a seat with no card in hand, from its player state. This runs for
+    every state a search looks at, so it is written for speed: one pass over the cubes, the
+    area's cell counts cached until its next placement (the sums are made in the same order
+    as the plain reading of the estimate, so every value is the same to the last bit)."""
     area = player.area
-    # cubes per colour on each kind of cell, counted once (this runs for every state a
-    # search looks at)
-    on = area.cubes_per_kind()
-    nothing = [0, 0, 0, 0]
+    top = area.top
+    # cubes per colour on the pipeline's cells, and the dry cells that hold cubes
+    bean = [0, 0, 0, 0]
+    dry = [0, 0, 0, 0]
+    roast = [0, 0, 0, 0]
+    rare: dict[CellKind, list[int]] = {}  # supply, bonus, ship and espresso cells
+    dry_full = 0
+    for pos, (colour, n) in area.cubes.items():
+        kind = top[pos].kind
+        if kind is _BEAN:
+            bean[colour] += n
+        elif kind is _DRY:
+            dry[colour] += n
+            dry_full += 1
+        elif kind is _ROAST:
+            roast[colour] += n
+        else:
+            counts = rare.get(kind)
+            if counts is None:
+                counts = rare[kind] = [0, 0, 0, 0]
+            counts[colour] += n
     future = ROUNDS - state.round  # whole rounds still to come after this one
-    shops_now = sum(shop.spec.vp for shop in area.shops if shop.complete)
     ap = min(MAX_AP, area.cups)
     # the actions the work in progress still needs against the action points left: roast
     # cubes need one Deliver (all roast cells at once); dry cubes a Roast per filled dry
     # cell first; bean cubes a Dry per colour before that. Cubes that cannot get through in
     # time are worth less (each stage shares what is left after the later stages).
-    bean = on.get(CellKind.BEAN, nothing)
-    dry_full = sum(1 for pos in area.cells_of(CellKind.DRY) if pos in area.cubes)
-    acting = player.stage is Stage.ACT
+    stage = player.stage
+    acting = stage is Stage.ACT
     # this round's action points: those left while acting, none once the seat has ended
     # its turn (unspent points are lost), a full round's before it has begun acting. In
     # 2-4 player games the seats that finish first are evaluated here, before the round
     # ends: counting their unspent points as still to come made ending early look free
     # and, in the last round, kept cubes in the pipeline instead of delivering them
-    this_round = player.ap if acting else 0 if player.stage is Stage.DONE else ap
+    this_round = player.ap if acting else 0 if stage is Stage.DONE else ap
     available = this_round + ap * future
     # an open Deliver takes more roast cells at no further cost
     delivering = acting and (
@@ -155,53 +175,74 @@ def _cafe_area_value(state: CafeState, player: PlayerState) -> float:
     )
     roast_in_time = 1.0 if available >= 1 or delivering else 0.0
     dry_in_time = max(0.0, min(1.0, (available - 1) / dry_full)) if dry_full else 1.0
-    bean_colours = sum(1 for n in bean if n)
+    bean_colours = (bean[0] > 0) + (bean[1] > 0) + (bean[2] > 0) + (bean[3] > 0)
     bean_in_time = (
         max(0.0, min(1.0, (available - 2 - dry_full) / bean_colours)) if bean_colours else 1.0
     )
-    in_time = (bean_in_time, dry_in_time, roast_in_time)
     # cubes expected to come out of the pipeline, per colour
-    expected = [0.0, 0.0, 0.0, 0.0]
-    for kind, share, timely in zip(
-        (CellKind.BEAN, CellKind.DRY, CellKind.ROAST), CAFE_STAGE, in_time, strict=True
-    ):
-        for colour, n in enumerate(on.get(kind, nothing)):
-            expected[colour] += share * n * timely
-    for kind in (CellKind.SUPPLY, CellKind.BONUS):
-        for colour, n in enumerate(on.get(kind, nothing)):
-            expected[colour] += CAFE_STAGE[0] * n
+    b_share, d_share, r_share = CAFE_STAGE
+    expected = [
+        b_share * bean[c] * bean_in_time
+        + d_share * dry[c] * dry_in_time
+        + r_share * roast[c] * roast_in_time
+        for c in range(4)
+    ]
+    if rare:
+        for kind in (CellKind.SUPPLY, CellKind.BONUS):
+            counts = rare.get(kind)
+            if counts is not None:
+                for colour, n in enumerate(counts):
+                    expected[colour] += b_share * n
     for colour, n in enumerate(player.pending_fill):
-        expected[colour] += CAFE_STAGE[0] * n
+        if n:
+            expected[colour] += b_share * n
     if future:
         # a full cycle (produce, dry, roast, deliver) takes about 4 actions
         cycles = min(1.0, ap / 4)
-        for pos in area.cells_of(CellKind.BEAN):
-            colour = area.top[pos].colour
-            if colour >= 0:
-                expected[colour] += CAFE_CUBES_PER_CELL_ROUND * future * cycles
-    # shops under way take the cubes they need first
+        step = CAFE_CUBES_PER_CELL_ROUND * future * cycles
+        for colour, cells in enumerate(area.cell_colours(CellKind.BEAN)):
+            for _ in range(cells):  # one cell at a time, as the plain sum adds them
+                expected[colour] += step
+    # shops under way take the cubes they need first: the most VP per missing cube first
+    shops_now = 0
+    under_way: list[tuple[float, int, list[int], int]] = []
+    for shop in area.shops:
+        if shop.available:
+            spec = shop.spec
+            if shop.cubes == spec.requires:
+                shops_now += spec.vp
+            else:
+                missing = [r - c for r, c in zip(spec.requires, shop.cubes, strict=True)]
+                total = missing[0] + missing[1] + missing[2] + missing[3]
+                under_way.append((-spec.vp / max(1, total), spec.vp, missing, total))
     shops_potential = 0.0
     spare = expected[:]
-    for shop in sorted(
-        (s for s in area.shops if s.available and not s.complete),
-        key=lambda s: -s.spec.vp / max(1, sum(s.spec.requires) - sum(s.cubes)),
-    ):
-        missing = [shop.needs(c) for c in range(4)]
-        total_missing = sum(missing)
-        if not total_missing:
+    if len(under_way) > 1:
+        under_way.sort(key=_FIRST)  # stable: equal ratios keep the area's order
+    for _, vp, missing, total in under_way:
+        if not total:
             continue
-        covered = sum(min(missing[c], spare[c]) for c in range(4))
-        share = covered / total_missing
-        shops_potential += shop.spec.vp * share * share
+        taken = [min(missing[c], spare[c]) for c in range(4)]
+        share = (taken[0] + taken[1] + taken[2] + taken[3]) / total
+        shops_potential += vp * share * share
         for c in range(4):
-            spare[c] -= min(missing[c], spare[c]) * share
-    warehouse, _ = state._final_warehouse(player)
-    counts = sorted(w + spare[c] for c, w in enumerate(warehouse))
-    warehouse_potential = 2 * counts[0] + counts[1] + 0.1 * (counts[2] + counts[3])
+            spare[c] -= taken[c] * share
+    if CellKind.ESPRESSO in rare:
+        warehouse, _ = state._final_warehouse(player)
+    else:
+        ships = rare.get(CellKind.SHIP)
+        warehouse = (
+            player.warehouse
+            if ships is None
+            else [a + b for a, b in zip(player.warehouse, ships, strict=True)]
+        )
+    levels = sorted([w + spare[c] for c, w in enumerate(warehouse)])
+    warehouse_potential = 2 * levels[0] + levels[1] + 0.1 * (levels[2] + levels[3])
     # a colour missing from the warehouse is a risk the smooth estimate understates: the
     # lowest colour scores double, and cup cards are paid from the warehouse
-    warehouse_potential -= CAFE_MISSING_COLOUR * sum(1 for w in warehouse if w == 0)
-    value = cake_bonus(area) + shops_now + shops_potential + warehouse_potential
+    warehouse_potential -= CAFE_MISSING_COLOUR * warehouse.count(0)
+    cakes = cake_bonus(area) if area.cells_of(CellKind.CAKE) else 0
+    value = cakes + shops_now + shops_potential + warehouse_potential
     value += CAFE_AP_PER_ROUND * ap * future
     return value
 

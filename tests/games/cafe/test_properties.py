@@ -83,6 +83,15 @@ def check_invariants(state, *, seats: bool = True) -> dict:
                 for ch in cell["cubes"]:
                     counts[COLOURS.index(ch)] += 1
         assert player.area.cubes_per_kind() == shown
+        # the visible cells of each kind per colour (cached by the area between placements)
+        coloured: dict[CellKind, list[int]] = {}
+        for cell in seat["area"]["cells"]:
+            kind_name, _, colour = cell["cell"].partition("-")
+            if colour and colour in COLOURS:
+                counts = coloured.setdefault(CellKind[kind_name.upper()], [0, 0, 0, 0])
+                counts[COLOURS.index(colour)] += 1
+        for kind in CellKind:
+            assert list(player.area.cell_colours(kind)) == coloured.get(kind, [0] * 4), kind
         for kind in CellKind:
             assert player.area.cubes_on_kind(kind) == shown.get(kind, [0, 0, 0, 0]), kind
     if not seats:

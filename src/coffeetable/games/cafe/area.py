@@ -85,7 +85,18 @@ class Placement:
 class BusinessArea:
     """Mutable; `copy()` is cheap (cells are immutable specs, cubes are small tuples)."""
 
-    __slots__ = ("_groups", "_kinds", "cards", "cubes", "cups", "ships", "shop_at", "shops", "top")
+    __slots__ = (
+        "_colours",
+        "_groups",
+        "_kinds",
+        "cards",
+        "cubes",
+        "cups",
+        "ships",
+        "shop_at",
+        "shops",
+        "top",
+    )
 
     def __init__(self) -> None:
         self.top: dict[Pos, CellSpec] = {}
@@ -97,6 +108,7 @@ class BusinessArea:
         self.ships = 0
         self._groups: dict[Pos, tuple[Pos, ...]] | None = None
         self._kinds: dict[CellKind, list[Pos]] | None = None
+        self._colours: dict[CellKind, tuple[int, int, int, int]] = {}
 
     def copy(self) -> BusinessArea:
         new = BusinessArea.__new__(BusinessArea)
@@ -109,6 +121,7 @@ class BusinessArea:
         new.ships = self.ships
         new._groups = self._groups  # never mutated once built; a placement replaces them
         new._kinds = self._kinds
+        new._colours = self._colours
         return new
 
     # --- building -------------------------------------------------------------------------
@@ -127,6 +140,7 @@ class BusinessArea:
             self.shop_at.pop(pos, None)
         self._groups = None
         self._kinds = None
+        self._colours = {}
 
     def recount(self) -> None:
         kinds = [cell.kind for cell in self.top.values()]
@@ -134,6 +148,7 @@ class BusinessArea:
         self.ships = kinds.count(CellKind.SHIP)
         self._groups = None
         self._kinds = None
+        self._colours = {}
 
     # --- placement ------------------------------------------------------------------------
     def placement_coverage(self, row: int, col: int, rotation: int) -> tuple[int, int]:
@@ -289,6 +304,20 @@ class BusinessArea:
                 kinds.setdefault(self.top[pos].kind, []).append(pos)
             self._kinds = kinds
         return self._kinds.get(kind, [])
+
+    def cell_colours(self, kind: CellKind) -> tuple[int, int, int, int]:
+        """How many visible cells of one kind show each colour (cached until the next
+        placement; cells without a colour are not counted)."""
+        known = self._colours.get(kind)
+        if known is None:
+            counts = [0, 0, 0, 0]
+            top = self.top
+            for pos in self.cells_of(kind):
+                colour = top[pos].colour
+                if colour >= 0:
+                    counts[colour] += 1
+            known = self._colours[kind] = (counts[0], counts[1], counts[2], counts[3])
+        return known
 
     def cubes_by_colour(self) -> list[int]:
         """Cubes from the supply on the cells of the area (shops included), per colour.
