@@ -943,6 +943,60 @@ def test_cafe_seat_that_has_ended_its_turn_has_no_action_points_left() -> None:
     assert last_round >= 1
 
 
+def test_cafe_area_without_a_dry_or_roast_cell_is_blocked() -> None:
+    """Bean cubes need a dry cell and then a roast cell to score. In the last round, once the
+    card is placed, an area without a dry cell gets nothing from its bean cubes, and one
+    without a roast cell nothing from its bean and dry cubes; earlier they keep only the
+    share a later card may rescue (`CAFE_BLOCKED`). (Counted as usual, the last placement
+    covered the last dry cell of an area full of bean cubes; in 2-player games a seat left
+    that way for rounds scored 4 where it now scores 21, greedy against greedy, deal 603.)"""
+    from coffeetable.games.cafe.deck import CellKind, CellSpec
+    from coffeetable.games.cafe.state import ROUNDS, Stage
+
+    def gain_of_bean_cubes(state: Any, without: CellKind | None = None) -> float:
+        """What filling the empty bean cells adds, with every `without` cell made empty."""
+        area = state.players[0].area
+        if without is not None:
+            for pos in area.cells_of(without):
+                area.cubes.pop(pos, None)
+                area.set_cell(pos, CellSpec(CellKind.EMPTY))
+            assert not area.cells_of(without)
+        filled = state.clone()
+        cubes = filled.players[0].area.cubes
+        beans = [p for p in area.cells_of(CellKind.BEAN) if p not in cubes]
+        assert beans
+        for pos in beans:
+            cubes[pos] = (area.top[pos].colour, 1)
+        return heuristics.value(filled, 0) - heuristics.value(state, 0)
+
+    state = new_state("cafe", 1, {}, 4000)
+    bot = GreedyBot(4000 * 16)
+    checked = set()
+    while not state.is_over():
+        player = state.players[0]
+        if player.stage is Stage.ACT and state.round in (4, ROUNDS) and state.round not in checked:
+            checked.add(state.round)
+            base = state.clone()
+            # time enough to bring bean cubes through, free dry cells, and an empty warehouse
+            # that every cube brought through adds to
+            player = base.players[0]
+            player.ap = 6
+            player.warehouse = [0, 0, 0, 0]
+            for pos in player.area.cells_of(CellKind.DRY):
+                player.area.cubes.pop(pos, None)
+            open_gain = gain_of_bean_cubes(base.clone())
+            assert open_gain > 0
+            for without in (CellKind.DRY, CellKind.ROAST):
+                blocked_gain = gain_of_bean_cubes(base.clone(), without)
+                if state.round == ROUNDS:
+                    assert blocked_gain == 0, without
+                else:
+                    assert 0 < blocked_gain < open_gain, without
+        action, _ = bot.choose(state, 0)
+        state.apply(0, action)
+    assert checked == {4, ROUNDS}
+
+
 def test_cafe_hand_values_are_remembered_faithfully() -> None:
     """The best placement of a card in hand is remembered per area; values from the warm
     memory must equal values computed afresh, and differ from card to card."""

@@ -44,6 +44,10 @@ CAFE_CUBES_PER_CELL_ROUND = 0.35  # cubes a bean cell yields per round still to 
 # shunned the cup cards that cost a warehouse cube (docs/bots.md, "What worked")
 CAFE_AP_PER_ROUND = 1.2
 CAFE_MISSING_COLOUR = 0.3  # per colour with no cube in the warehouse
+# an area with no dry or no roast cell: the share of its pipeline's, production's and
+# action points' worth that a later card may still rescue (docs/bots.md, "Blocked areas":
+# any share from 0 to 0.6 played alike; none at all once no card is to come)
+CAFE_BLOCKED = 0.3
 _BEAN, _DRY, _ROAST = CellKind.BEAN, CellKind.DRY, CellKind.ROAST
 _FIRST = operator.itemgetter(0)
 
@@ -119,16 +123,17 @@ def _best_placement_value(state: CafeState, player: PlayerState) -> float:
         for colour, n in enumerate(to_warehouse):
             placed.warehouse[colour] += n
         placed.hand = None
-        best = max(best, _cafe_area_value(state, placed))
+        best = max(best, _cafe_area_value(state, placed, card_placed=True))
     if best == -math.inf:  # nowhere to put it: the card is discarded
         placed = player.copy()
         placed.hand = None
-        return _cafe_area_value(state, placed)
+        return _cafe_area_value(state, placed, card_placed=True)
     return best
 
 
-def _cafe_area_value(state: CafeState, player: PlayerState) -> float:
-    """`cafe_value` of a seat with no card in hand, from its player state. This runs for
+def _cafe_area_value(state: CafeState, player: PlayerState, card_placed: bool = False) -> float:
+    """`cafe_value` of a seat with no card in hand, from its player state (`card_placed`: the
+    seat's card of this round was just placed, in a trial of where to put it). This runs for
     every state a search looks at, so it is written for speed: one pass over the cubes, the
     area's cell counts cached until its next placement (the sums are made in the same order
     as the plain reading of the estimate, so every value is the same to the last bit)."""
@@ -179,6 +184,19 @@ def _cafe_area_value(state: CafeState, player: PlayerState) -> float:
     bean_in_time = (
         max(0.0, min(1.0, (available - 2 - dry_full) / bean_colours)) if bean_colours else 1.0
     )
+    # an area with no dry cell (or no roast cell) in sight moves no cube past that stage
+    # until a later card brings one: its pipeline, its production and its action points
+    # are worth only a share of their usual worth, and nothing once no card is to come.
+    # Without this the last round's placement covered the last dry cell of an area full
+    # of bean cubes, and in 2-player games areas were left that way for rounds
+    blocked = 1.0
+    no_dry = not area.cells_of(CellKind.DRY)
+    if no_dry or not area.cells_of(CellKind.ROAST):
+        # this round's card is still to come only to a seat that has not drafted yet
+        blocked = CAFE_BLOCKED if future or (stage is Stage.WAIT and not card_placed) else 0.0
+        bean_in_time *= blocked
+        if not no_dry:  # the dry cubes are stuck only without a roast cell
+            dry_in_time *= blocked
     # cubes expected to come out of the pipeline, per colour
     b_share, d_share, r_share = CAFE_STAGE
     expected = [
@@ -199,7 +217,7 @@ def _cafe_area_value(state: CafeState, player: PlayerState) -> float:
     if future:
         # a full cycle (produce, dry, roast, deliver) takes about 4 actions
         cycles = min(1.0, ap / 4)
-        step = CAFE_CUBES_PER_CELL_ROUND * future * cycles
+        step = CAFE_CUBES_PER_CELL_ROUND * future * cycles * blocked
         for colour, cells in enumerate(area.cell_colours(CellKind.BEAN)):
             for _ in range(cells):  # one cell at a time, as the plain sum adds them
                 expected[colour] += step
@@ -243,7 +261,7 @@ def _cafe_area_value(state: CafeState, player: PlayerState) -> float:
     warehouse_potential -= CAFE_MISSING_COLOUR * warehouse.count(0)
     cakes = cake_bonus(area) if area.cells_of(CellKind.CAKE) else 0
     value = cakes + shops_now + shops_potential + warehouse_potential
-    value += CAFE_AP_PER_ROUND * ap * future
+    value += CAFE_AP_PER_ROUND * ap * future * blocked
     return value
 
 
