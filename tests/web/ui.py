@@ -135,11 +135,15 @@ class Client:
         self.page.screenshot(path=str(folder / f"{name}.png"), full_page=full_page)
 
 
-def click_center(page: Any, locator: Any) -> None:
+def click_center(page: Any, locator: Any, vanish_ok: bool = False) -> bool:
     """Click the middle of an element with the mouse (SVG shapes that ignore the pointer,
     such as the placement spots). Other seats' moves redraw the page meanwhile, so the
-    element is looked up again until it holds still."""
+    element is looked up again until it holds still. With `vanish_ok`, an element that a
+    redraw removed (the n-th of a list that got shorter) is not clicked: returns False, and
+    the caller counts again."""
     for _ in range(20):
+        if vanish_ok and not locator.count():
+            return False
         try:
             locator.scroll_into_view_if_needed(timeout=2000)
             box = locator.bounding_box(timeout=2000)
@@ -147,7 +151,7 @@ def click_center(page: Any, locator: Any) -> None:
             box = None
         if box is not None:
             page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-            return
+            return True
         page.wait_for_timeout(50)
     raise AssertionError(f"could not click {locator}")
 
@@ -213,7 +217,8 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
             if not n:
                 page.click("#rotate")
                 continue
-            click_center(page, spots.nth(rng.randrange(n)))
+            if not click_center(page, spots.nth(rng.randrange(n)), vanish_ok=True):
+                continue  # a redraw took that spot away: count again
             try:
                 page.wait_for_selector("#confirm-place", timeout=2000)
                 break
@@ -228,13 +233,15 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
         # pick mode (a menu item "... from ?"): several cells could give the cubes; click the
         # one to take them from
         client.picks += 1
-        click_center(page, sources.nth(rng.randrange(n)))
+        if not click_center(page, sources.nth(rng.randrange(n)), vanish_ok=True):
+            return None
         client.wait_change(before)
         return "action"
     cells = page.locator("[data-area] .cell.clickable")
     n = cells.count()
     if n and budget["actions"] < 10:
-        click_center(page, cells.nth(rng.randrange(n)))
+        if not click_center(page, cells.nth(rng.randrange(n)), vanish_ok=True):
+            return None
         try:
             page.wait_for_selector("#action-menu", timeout=3000)
         except Exception:
