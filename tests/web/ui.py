@@ -215,7 +215,10 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
             spots = page.locator(".spot")
             n = spots.count()
             if not n:
-                page.click("#rotate")
+                try:
+                    page.click("#rotate", timeout=2000)
+                except Exception:
+                    return None  # a redraw took the placement panel away: look again
                 continue
             if not click_center(page, spots.nth(rng.randrange(n)), vanish_ok=True):
                 continue  # a redraw took that spot away: count again
@@ -224,7 +227,10 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
                 break
             except Exception:
                 client.misses.append(page.locator(".toast").all_inner_texts())
-        page.click("#confirm-place")
+        try:
+            page.click("#confirm-place", timeout=5000)
+        except Exception:
+            return None  # a redraw took the placement panel away: look again
         client.wait_change(before)
         return "place"
     sources = page.locator("[data-area] .cell.pick")
