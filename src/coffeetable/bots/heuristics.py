@@ -143,7 +143,7 @@ def _cafe_area_value(state: CafeState, player: PlayerState, card_placed: bool = 
     bean = [0, 0, 0, 0]
     dry = [0, 0, 0, 0]
     roast = [0, 0, 0, 0]
-    rare: dict[CellKind, list[int]] = {}  # supply, bonus, ship and espresso cells
+    rare: dict[CellKind, list[int]] = {}  # supply, bonus, ship and espresso cells (by kind)
     dry_full = 0
     for pos, (colour, n) in area.cubes.items():
         kind = top[pos].kind
@@ -245,22 +245,13 @@ def _cafe_area_value(state: CafeState, player: PlayerState, card_placed: bool = 
         shops_potential += vp * share * share
         for c in range(4):
             spare[c] -= taken[c] * share
-    if CellKind.ESPRESSO in rare:
-        warehouse, _ = state._final_warehouse(player)
-    else:
-        ships = rare.get(CellKind.SHIP)
-        warehouse = (
-            player.warehouse
-            if ships is None
-            else [a + b for a, b in zip(player.warehouse, ships, strict=True)]
-        )
+    warehouse, _ = state._final_warehouse(player, rare)
     levels = sorted([w + spare[c] for c, w in enumerate(warehouse)])
     warehouse_potential = 2 * levels[0] + levels[1] + 0.1 * (levels[2] + levels[3])
     # a colour missing from the warehouse is a risk the smooth estimate understates: the
     # lowest colour scores double, and cup cards are paid from the warehouse
     warehouse_potential -= CAFE_MISSING_COLOUR * warehouse.count(0)
-    cakes = cake_bonus(area) if area.cells_of(CellKind.CAKE) else 0
-    value = cakes + shops_now + shops_potential + warehouse_potential
+    value = cake_bonus(area) + shops_now + shops_potential + warehouse_potential
     value += CAFE_AP_PER_ROUND * ap * future * blocked
     return value
 

@@ -91,9 +91,8 @@ def check_invariants(state, *, seats: bool = True) -> dict:
                 counts = coloured.setdefault(CellKind[kind_name.upper()], [0, 0, 0, 0])
                 counts[COLOURS.index(colour)] += 1
         for kind in CellKind:
-            assert list(player.area.cell_colours(kind)) == coloured.get(kind, [0] * 4), kind
-        for kind in CellKind:
             assert player.area.cubes_on_kind(kind) == shown.get(kind, [0, 0, 0, 0]), kind
+            assert list(player.area.cell_colours(kind)) == coloured.get(kind, [0] * 4), kind
     if not seats:
         return data
     for seat in range(state.num_players):

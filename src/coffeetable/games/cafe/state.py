@@ -882,10 +882,14 @@ class CafeState(State):
         return ScoreBreakdown(total=total, parts=tuple(parts), tiebreak=(roast, dry), label=label)
 
     @staticmethod
-    def _final_warehouse(player: PlayerState) -> tuple[list[int], list[int]]:
+    def _final_warehouse(
+        player: PlayerState, on: dict[CellKind, list[int]] | None = None
+    ) -> tuple[list[int], list[int]]:
         """The warehouse as it scores: plus bid cubes on ships, plus one cube per espresso
-        cube in the colour that scores best (Ruling E3). Also returns those colours."""
-        on = player.area.cubes_per_kind()
+        cube in the colour that scores best (Ruling E3). Also returns those colours. `on`:
+        the area's cubes per kind, when the caller has them (at least ships and espresso)."""
+        if on is None:
+            on = player.area.cubes_per_kind()
         ship = on.get(CellKind.SHIP, [0, 0, 0, 0])
         warehouse = [a + b for a, b in zip(player.warehouse, ship, strict=True)]
         espresso = sum(on.get(CellKind.ESPRESSO, ()))
