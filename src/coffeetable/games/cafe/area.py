@@ -83,12 +83,16 @@ class Placement:
 
 
 class BusinessArea:
-    """Mutable; `copy()` is cheap (cells are immutable specs, cubes are small tuples)."""
+    """Mutable; `copy()` is cheap (cells are immutable specs, cubes are small tuples). The
+    cells, shop cells and placed cards change only when a card is placed, so a copy shares
+    them with its original until either places a card (copy on write)."""
 
     __slots__ = (
         "_colours",
         "_groups",
         "_kinds",
+        "_layout",
+        "_owner",
         "cards",
         "cubes",
         "cups",
@@ -109,20 +113,45 @@ class BusinessArea:
         self._groups: dict[Pos, tuple[Pos, ...]] | None = None
         self._kinds: dict[CellKind, list[Pos]] | None = None
         self._colours: dict[CellKind, tuple[int, int, int, int]] = {}
+        self._layout: tuple[tuple[str, int, int, int], ...] | None = None
+        self._owner = True  # top, shop_at and cards are this area's own (not shared)
 
     def copy(self) -> BusinessArea:
         new = BusinessArea.__new__(BusinessArea)
-        new.top = self.top.copy()
-        new.shop_at = self.shop_at.copy()
+        new.top = self.top  # shared until either area places a card (_own)
+        new.shop_at = self.shop_at
+        new.cards = self.cards
+        self._owner = new._owner = False
         new.cubes = self.cubes.copy()
         new.shops = self.shops.copy()
-        new.cards = self.cards.copy()
         new.cups = self.cups
         new.ships = self.ships
         new._groups = self._groups  # never mutated once built; a placement replaces them
         new._kinds = self._kinds
         new._colours = self._colours
+        new._layout = self._layout
         return new
+
+    def _own(self) -> None:
+        """Make the cells, shop cells and cards this area's own before they change."""
+        if not self._owner:
+            self.top = self.top.copy()
+            self.shop_at = self.shop_at.copy()
+            self.cards = self.cards.copy()
+            self._owner = True
+
+    def add_card(self, placement: Placement) -> None:
+        """Record a placed card (the cells are put by `set_cell`)."""
+        self._own()
+        self.cards.append(placement)
+        self._layout = None
+
+    def layout(self) -> tuple[tuple[str, int, int, int], ...]:
+        """The placed cards as plain tuples (card, row, column, rotation), which decide the
+        visible cells: part of a position's search key, cached until the next placement."""
+        if self._layout is None:
+            self._layout = tuple((p.card, p.row, p.col, p.rotation) for p in self.cards)
+        return self._layout
 
     # --- building -------------------------------------------------------------------------
     @classmethod
@@ -133,6 +162,7 @@ class BusinessArea:
 
     def set_cell(self, pos: Pos, cell: CellSpec, shop_id: int = -1) -> None:
         """Put a cell on top at `pos`; a shop cell belongs to area shop `shop_id`."""
+        self._own()
         self.top[pos] = cell
         if shop_id >= 0:
             self.shop_at[pos] = shop_id
@@ -233,6 +263,7 @@ class BusinessArea:
         """Put `card` on top. Returns the cubes (per colour) that go back to the supply from
         covered cells and from shops that lost a cell, and those that go back to the
         warehouse (bid cubes on covered ships, advanced mode)."""
+        self._own()
         returned = [0, 0, 0, 0]
         to_warehouse = [0, 0, 0, 0]
         new_shop_cells: dict[str, list[Pos]] = {}
@@ -264,7 +295,7 @@ class BusinessArea:
             self.shops.append(AreaShop(card.shops[key], tuple(sorted(cells)), card=card.id))
             for pos in cells:
                 self.shop_at[pos] = sid
-        self.cards.append(Placement(card.id, row, col, rotation))
+        self.add_card(Placement(card.id, row, col, rotation))
         self.recount()
         return returned, to_warehouse
 

@@ -478,7 +478,7 @@ def _read_area(game: CafeGame, raw: dict[str, Any], where: str) -> BusinessArea:
         rot = e.get("rot", int, 0)
         if rot not in (0, 90, 180, 270):
             raise DataError(f"{where}.cards[{i}]: 'rot' must be 0, 90, 180 or 270")
-        area.cards.append(Placement(card, at[0], at[1], rot // 90))
+        area.add_card(Placement(card, at[0], at[1], rot // 90))
     raw_shops = r.get("shops", list, [])
     shops: list[AreaShop] = []
     for i, entry in enumerate(raw_shops):
