@@ -129,6 +129,10 @@ def solo(args: argparse.Namespace) -> None:
         out = _run(jobs, args.workers)
         scores = [r["scores"][0] for r in out]
         results[spec] = scores
+        if args.out:  # a line a game, to pair two runs on the same deals
+            with open(args.out, "a", encoding="utf-8") as f:
+                for g, score in enumerate(scores):
+                    f.write(json.dumps({"bot": spec, "deal": args.seed + g, "score": score}) + "\n")
         per_decision = sum(r["thinking"][0] for r in out) / max(
             1, sum(r["decisions"][0] for r in out)
         )
@@ -558,6 +562,7 @@ def main() -> None:
     p.add_argument("--bots", default="greedy,ismcts:hard")
     p.add_argument("--games", type=int, default=200)
     p.add_argument("--plot", metavar="FILE")
+    p.add_argument("--out", metavar="FILE", help="append each game's score (JSON lines)")
     p = sub.add_parser("h2h")
     p.add_argument("game")
     p.add_argument("a")

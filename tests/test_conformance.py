@@ -53,6 +53,11 @@ def check_live(state: State) -> None:
             assert actions, f"seat {seat} must act but has no legal action"
         else:
             assert actions == []
+        # what a search tries: some of the legal actions, in their order, never none of them
+        searched = iter(actions)
+        chosen = state.search_actions(seat)
+        assert all(any(a == b for b in searched) for a in chosen), "not a legal subsequence"
+        assert bool(chosen) == bool(actions)
 
 
 def playout(

@@ -1,6 +1,7 @@
 """The greedy bot: a one-turn lookahead with the per-game evaluation of heuristics.py.
 
-It searches the seat's own consecutive steps until its turn (Café: its part of the round)
+It searches the seat's own consecutive steps (those `State.search_actions` offers: the legal
+ones less any the game knows never help) until its turn (Café: its part of the round)
 ends, on a determinization of the state (`resample_hidden`), with a beam: at each depth the
 `width` best partial turns by evaluation are kept, each a different position: steps in
 another order that reach a position already reached are dropped (`State.search_key`). It
@@ -48,7 +49,7 @@ def best_turns(
     turn: one beam soon holds the lines of one first step only (Café: of one drafted card),
     and the others are then judged half-way (docs/bots.md, "Each card its own beam")."""
     if split:
-        firsts = root.legal_actions(seat)
+        firsts = root.search_actions(seat)
         if 1 < len(firsts) <= split:
             return _split_turns(root, seat, firsts, width, keep, expansions, deadline)
     round_number = root.round_number()
@@ -63,7 +64,7 @@ def best_turns(
         frontier = sorted(beam, key=lambda item: item[0], reverse=True)[: max(width, keep)]
         beam = []
         for index, (_, steps, s) in enumerate(frontier):
-            for action in s.legal_actions(seat):
+            for action in s.search_actions(seat):
                 if timed and time.perf_counter() >= deadline:
                     late = True
                     break

@@ -74,7 +74,7 @@ def cafe_value(state: State, seat: int) -> float:
         player.ap,
         player.pending_fill,
         tuple(player.warehouse),
-        tuple(area.cards),
+        area.layout(),
         tuple(sorted(area.cubes.items())),
         tuple(shop.cubes for shop in area.shops),
     )

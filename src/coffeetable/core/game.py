@@ -152,6 +152,13 @@ class State(ABC):
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action the seat may take now (empty if it may not act)."""
 
+    def search_actions(self, seat: int) -> list[Action]:
+        """The legal actions a search needs to try, in the order of `legal_actions`: all
+        of them, unless the game knows some can never do the seat any good (Café: clearing
+        a bean cell), so that bots spend their time on the rest. Empty exactly when
+        `legal_actions` is. The default is every legal action."""
+        return self.legal_actions(seat)
+
     # --- applying ---------------------------------------------------------------------
     def apply(self, seat: int, action: Action) -> Action:
         """Checked apply: raises a typed error saying what is wrong and changes nothing.

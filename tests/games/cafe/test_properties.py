@@ -31,6 +31,7 @@ from coffeetable.games.cafe.actions import (
     parse_action,
 )
 from coffeetable.games.cafe.deck import CellKind, default_deck
+from coffeetable.games.cafe.state import OpenKind, Stage
 from tests.games.cafe.conftest import GAME, step
 
 PLAYERS = st.integers(min_value=1, max_value=4)
@@ -93,6 +94,19 @@ def check_invariants(state, *, seats: bool = True) -> dict:
         for kind in CellKind:
             assert player.area.cubes_on_kind(kind) == shown.get(kind, [0, 0, 0, 0]), kind
             assert list(player.area.cell_colours(kind)) == coloured.get(kind, [0] * 4), kind
+        # whether an open action goes on without action points (checked after every step)
+        # agrees with the legal steps it would list
+        if (
+            player.stage is Stage.ACT
+            and player.open_kind is not OpenKind.NONE
+            and player.pending_deliver is None
+            and not any(player.pending_fill)
+            and not state._supply_choice_pending(player)
+        ):
+            probe = player.copy()
+            probe.ap = 0
+            listed = [s for s in state._legal_steps(probe) if not isinstance(s, Clear | End)]
+            assert state._open_action_continues(probe) == bool(listed), listed
     if not seats:
         return data
     for seat in range(state.num_players):
@@ -100,6 +114,13 @@ def check_invariants(state, *, seats: bool = True) -> dict:
             assert state.legal_actions(seat), "a seat to act has no legal action"
         else:
             assert state.legal_actions(seat) == []
+        # searches skip the Clears of bean cells, and nothing else
+        area = state.players[seat].area
+        assert state.search_actions(seat) == [
+            a
+            for a in state.legal_actions(seat)
+            if not (isinstance(a, Clear) and area.top[a.at].kind is CellKind.BEAN)
+        ]
     return data
 
 

@@ -799,6 +799,31 @@ def xload(grid: str, shops: list[dict] | tuple = (), **kw: Any):
     return GAME.state_from_json(position(xseat(grid, shops, **kw), options={"espresso": True}))
 
 
+def test_searches_skip_only_the_clears_of_bean_cells() -> None:
+    """`search_actions`: a bean cell holds one cube, which a Dry takes wherever it lies and
+    a Produce would only put back, so its Clear never helps; bonus and supply cells, and
+    dry and roast cells, may be worth clearing (docs/bots.md, "Steps a search skips")."""
+    state = xload(
+        """
+        Y:Y  d:BB  r:GGG  c
+        S:R  bY:Y  .      c
+        """
+    )
+    legal_steps = state.legal_actions(0)
+    searched = state.search_actions(0)
+    assert "clear 0,0" in {a.notation() for a in legal_steps}
+    assert [a for a in legal_steps if a.notation() != "clear 0,0"] == searched
+    assert {a.notation() for a in searched if a.notation().startswith("clear")} == {
+        "clear 0,1",
+        "clear 0,2",
+        "clear 1,0",
+        "clear 1,1",
+    }
+    play(state, "end")  # the next round's draft: every pick is searched
+    assert state.search_actions(0) == state.legal_actions(0)
+    assert all(a.notation().startswith("take") for a in state.search_actions(0))
+
+
 def xover(grid: str, shops: list[dict] | tuple = (), store: Any = "YBGR"):
     return GAME.state_from_json(
         position(

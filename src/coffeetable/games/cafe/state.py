@@ -230,6 +230,17 @@ class CafeState(State):
             ]
         return []
 
+    def search_actions(self, seat: int) -> list[Action]:
+        """The legal actions but the Clears of bean cells, which never help the seat: a bean
+        cell holds one cube, which a Dry takes wherever it lies, and a Produce would only
+        put it back (docs/bots.md, "Steps a search skips"). They were about a third of the
+        steps the bots' searches tried."""
+        if self.phase is Phase.TURNS and 0 <= seat < self.num_players:
+            player = self.players[seat]
+            if player.stage is Stage.ACT:
+                return self._legal_steps(player, search=True)  # type: ignore[return-value]
+        return self.legal_actions(seat)
+
     def apply_unchecked(self, seat: int, action: Action) -> None:
         self._seats = None
         _APPLY[type(action)](self, seat, action)
@@ -479,7 +490,9 @@ class CafeState(State):
         self._finish_if_stuck(player)
 
     # ==== actions ==========================================================================
-    def _legal_steps(self, player: PlayerState) -> list[CafeAction]:
+    def _legal_steps(self, player: PlayerState, search: bool = False) -> list[CafeAction]:
+        """The seat's steps in its action stage; with `search`, without the Clears of bean
+        cells (`search_actions`)."""
         area = player.area
         if player.pending_deliver is not None:
             return self._deliveries(player, player.pending_deliver)
@@ -502,7 +515,8 @@ class CafeState(State):
                 loaded_roasts.append(pos)
             else:
                 continue
-            clearable.append(pos)
+            if not (search and kind is CellKind.BEAN):
+                clearable.append(pos)
         steps: list[CafeAction] = []
         if player.ap > 0:
             steps.extend(self._produces(player))
@@ -758,13 +772,34 @@ class CafeState(State):
             or self._supply_choice_pending(player)
         ):
             return
-        if player.open_kind is not OpenKind.NONE and any(
-            not isinstance(step, Clear | End) for step in self._legal_steps(player)
-        ):
+        if player.open_kind is not OpenKind.NONE and self._open_action_continues(player):
             return
         player.stage = Stage.DONE
         player.close_action()
         player.pending_supply = ()
+
+    def _open_action_continues(self, player: PlayerState) -> bool:
+        """With no action point left and nothing pending: whether the open action has a
+        step left, which `_legal_steps` would list, other than a Clear or the End. It is
+        what that listing decides, without building it (this runs after every step)."""
+        area = player.area
+        top, cubes = area.top, area.cubes
+        if player.open_kind is OpenKind.DELIVER:
+            return any(top[pos].kind is CellKind.ROAST for pos in cubes)
+        source_kinds = _SOURCE_KINDS[player.open_kind]
+        colours = {colour for pos, (colour, _) in cubes.items() if top[pos].kind in source_kinds}
+        if not colours:
+            return False
+        for pos in player.open_group:  # the open action's target cells
+            held = cubes.get(pos)
+            if held is None:
+                if pos not in player.open_cells and any(
+                    not player.open_colours >> colour & 1 for colour in colours
+                ):
+                    return True
+            elif pos in player.open_cells and held[0] in colours:
+                return True
+        return False
 
     def _end_round_if_done(self) -> None:
         if self.phase is not Phase.TURNS or any(p.stage is not Stage.DONE for p in self.players):
@@ -931,6 +966,10 @@ _INTERNED: dict[tuple[Any, ...], CafeAction] = {}
 _PLACES: dict[tuple[int, int, int], Place] = {}
 
 
+#: The cells a Dry or a Roast takes its cubes from.
+_SOURCE_KINDS = {OpenKind.DRY: BEAN_LIKE, OpenKind.ROAST: frozenset({CellKind.DRY})}
+
+
 def _player_key(p: PlayerState) -> Hashable:
     area = p.area
     return (
@@ -946,7 +985,7 @@ def _player_key(p: PlayerState) -> Hashable:
         p.pending_deliver,
         p.pending_supply,
         tuple(p.warehouse),
-        tuple(area.cards),
+        area.layout(),
         frozenset(area.cubes.items()),
         tuple((shop.cubes, shop.available) for shop in area.shops),
     )
