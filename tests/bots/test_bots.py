@@ -654,9 +654,11 @@ def test_beam_stops_at_its_expansion_budget() -> None:
     state = no_peek_state("cafe", 1, {}, 10)
     seat = decision_seats(state)[0]
     _, whole = best_turns(state.clone(), seat, width=48, expansions=10**6)
-    # the budget is checked between depths: with a budget of 1, only the root's steps
+    # the budget is checked between depths: with a budget of 1, only the root's steps (those
+    # a search tries: here the legal ones less the Clears of bean cells)
     _, first = best_turns(state.clone(), seat, width=48, expansions=1)
-    assert first == len(state.legal_actions(seat)) < whole
+    assert first == len(state.search_actions(seat)) < whole
+    assert len(state.search_actions(seat)) < len(state.legal_actions(seat))
 
 
 # ==== make_bot ==============================================================================
@@ -897,8 +899,20 @@ def test_cafe_open_delivery_counts_its_roast_cubes() -> None:
     emptied = state.clone()
     for pos in roast:
         del emptied.players[0].area.cubes[pos]
+    # what those cubes are worth once in the warehouse (by its rule: the colour decides)
+    delivered = emptied.clone()
+    for pos in roast:
+        colour, n = player.area.cubes[pos]
+        delivered.players[0].warehouse[colour] += n
+    worth = heuristics.value(delivered, 0) - heuristics.value(emptied, 0)
+    assert worth > 0
     gain = heuristics.value(state, 0) - heuristics.value(emptied, 0)
-    assert gain >= 0.8 * cubes
+    assert gain >= 0.8 * worth
+    # with no delivery under way, at 0 AP in the last round they would come to nothing
+    closed = state.clone()
+    closed.players[0].pending_deliver = None
+    closed.players[0].close_action()
+    assert heuristics.value(closed, 0) == pytest.approx(heuristics.value(emptied, 0))
 
 
 def test_cafe_seat_that_has_ended_its_turn_has_no_action_points_left() -> None:
