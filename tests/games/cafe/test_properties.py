@@ -110,16 +110,15 @@ def check_invariants(state, *, seats: bool = True) -> dict:
     if not seats:
         return data
     for seat in range(state.num_players):
-        if seat in state.current_seats():
-            assert state.legal_actions(seat), "a seat to act has no legal action"
-        else:
-            assert state.legal_actions(seat) == []
+        actions = state.legal_actions(seat)
+        if seat not in state.current_seats():
+            assert actions == []
+            continue
+        assert actions, "a seat to act has no legal action"
         # searches skip the Clears of bean cells, and nothing else
-        area = state.players[seat].area
+        top = state.players[seat].area.top
         assert state.search_actions(seat) == [
-            a
-            for a in state.legal_actions(seat)
-            if not (isinstance(a, Clear) and area.top[a.at].kind is CellKind.BEAN)
+            a for a in actions if not (isinstance(a, Clear) and top[a.at].kind is CellKind.BEAN)
         ]
     return data
 
