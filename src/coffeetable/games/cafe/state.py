@@ -966,7 +966,7 @@ _INTERNED: dict[tuple[Any, ...], CafeAction] = {}
 _PLACES: dict[tuple[int, int, int], Place] = {}
 
 
-#: The cells a Dry or a Roast takes its cubes from.
+#: The cells a Dry or a Roast takes its cubes from (`_source_cells`, `_open_action_continues`).
 _SOURCE_KINDS = {OpenKind.DRY: BEAN_LIKE, OpenKind.ROAST: frozenset({CellKind.DRY})}
 
 
@@ -1007,12 +1007,11 @@ def _interned(cls: type[CafeAction], *args: Any) -> Any:
 def _source_cells(area: BusinessArea, action: Dry | Roast) -> list[Pos]:
     """The cells a Dry (bean-like cells) or Roast (dry cells) takes `action.colour` from."""
     top = area.top
-    dry = isinstance(action, Dry)
+    kinds = _SOURCE_KINDS[OpenKind.DRY if isinstance(action, Dry) else OpenKind.ROAST]
     return [
         pos
         for pos, (colour, _) in area.cubes.items()
-        if colour == action.colour
-        and (top[pos].kind in BEAN_LIKE if dry else top[pos].kind is CellKind.DRY)
+        if colour == action.colour and top[pos].kind in kinds
     ]
 
 
