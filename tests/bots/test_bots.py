@@ -27,7 +27,13 @@ from coffeetable.bots import (
     make_bot,
 )
 from coffeetable.bots.greedy import STEP_COST, best_turns
-from coffeetable.bots.ismcts import PRIOR_VISITS, ROOT_TURNS, TURN_LOOKAHEAD, WIDEST
+from coffeetable.bots.ismcts import (
+    PRIOR_VISITS,
+    ROOT_TURNS,
+    TURN_LOOKAHEAD,
+    WIDEST,
+    _best_of_runs,
+)
 from coffeetable.core.errors import DataError
 from coffeetable.core.game import ScoreBreakdown, State
 from coffeetable.core.registry import find_game
@@ -550,6 +556,59 @@ def test_cafe_root_beam_widens_with_time_only(players: int) -> None:
     elapsed = time.perf_counter() - start
     assert ROOT_TURNS < info["root_width"] <= WIDEST, info
     assert elapsed <= 1.0 + TIME_TOLERANCE, elapsed
+
+
+def test_root_keeps_each_first_steps_best_turn_of_any_run() -> None:
+    """A wider beam can drop a line that a narrower one kept, so the root's turns are the
+    best for each first step over every run (docs/bots.md, "The last turn")."""
+    a, b, c, d = find_game("cafe").new_initial_state(1, 4000, {}).legal_actions(0)[:4]
+    narrow = [(28.0, (a, b)), (20.0, (c,))]
+    wide = [(25.0, (a, c)), (24.0, (d,)), (21.0, (c, a))]
+    assert _best_of_runs([narrow, wide], 12) == [(28.0, (a, b)), (24.0, (d,)), (21.0, (c, a))]
+    assert _best_of_runs([narrow, wide], 2) == [(28.0, (a, b)), (24.0, (d,))]
+    # between equal evaluations the earlier run's turn stands
+    assert _best_of_runs([[(5.0, (a,))], [(5.0, (a, b))]], 1) == [(5.0, (a,))]
+    assert _best_of_runs([narrow], 12) == narrow
+
+
+def cafe_last_round(seed: int, actions_in: int) -> State:
+    """A solo Café game played by greedy into round 8, `actions_in` decisions after the
+    card has been placed."""
+    state = find_game("cafe").new_initial_state(1, seed, {})
+    bot = make_bot("greedy", seed)
+    placed = -1
+    while placed < actions_in:
+        action, _ = bot.choose(state, 0)
+        state.apply(0, action)
+        if state.round_number() == 8 and (placed >= 0 or action.notation().startswith("place")):
+            placed += 1
+    assert state.round_number() == 8 and not state.is_over()
+    return state
+
+
+def test_ismcts_last_turn_is_decided_by_final_scores() -> None:
+    """In the seat's last turn of the game every arm ends it, so no sweep is played: the
+    arms' final scores decide, and the root beam gets the time to widen further."""
+    state = cafe_last_round(4000, 2)
+    action, info = make_bot("ismcts:24i", 3).choose(state, 0)
+    assert info["last_turn"] and info["sweeps"] == 0 and info["iterations"] == 0
+    assert info["arms"] > 1 and action.notation() == info["plan"][0]
+    finals = []
+    for arm in info["top"]:
+        end = state.clone()
+        for step in arm["turn"]:
+            end.apply(0, end.game.parse_action(step))
+        assert end.is_over()
+        finals.append(end.scores()[0].total)
+    assert finals[0] == max(finals)  # the best final score is played
+    # under a time budget the last turn keeps to it too
+    start = time.perf_counter()
+    _, info = make_bot("ismcts:hard", 3).choose(state, 0)
+    assert info["last_turn"] and time.perf_counter() - start <= 1.0 + TIME_TOLERANCE
+    # a turn before the last is searched by sweeps as before
+    earlier = no_peek_state("cafe", 1, {}, 10)
+    _, info = make_bot("ismcts:24i", 3).choose(earlier, 0)
+    assert not info["last_turn"] and info["sweeps"] >= 1
 
 
 #: the most first steps that get a beam each in these tests (a solo draft has up to 12)

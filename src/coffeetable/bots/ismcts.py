@@ -4,7 +4,8 @@ with whole turns from the greedy beam as the root's arms. docs/bots.md has the f
 - Root: the greedy beam (greedy.best_turns) gives the best complete turn for each of the best
   first steps; those that end in different positions become arms (macro actions), each with
   a prior of PRIOR_VISITS visits worth its own evaluation. Arms are chosen by UCB1. In Café
-  under a time budget the beam is first run again wider while the budget allows.
+  under a time budget the beam is first run again wider while the budget allows, and each
+  first step keeps its best turn of any run.
 - Each iteration draws a determinization (`state.resample_hidden(seat, rng)`: the hidden
   cards redrawn from those the seat has not seen), plays the chosen arm's whole turn, then
   descends one tree shared by all determinizations, keyed by actions, in which every node is
@@ -22,7 +23,9 @@ with whole turns from the greedy beam as the root's arms. docs/bots.md has the f
 - Café is searched by turn lookahead instead of the tree (`_sweeps`): each sweep draws one
   determinization and plays every arm, then the following turns by the greedy beam until
   the searching seat has played one more turn, and evaluates that; the best mean over the
-  complete sweeps wins. In Café the step tree reached too little past the arm to help.
+  complete sweeps wins. In Café the step tree reached too little past the arm to help. In
+  the seat's last turn of the game (every arm ends it) no sweep is played: the arms' final
+  scores decide, and the root beam has the budget to widen further.
 
 Multi-step turns are whole-turn arms at the root and consecutive nodes of one seat below.
 Café's simultaneous phase is searched in seat order: the lowest seat that may act moves
@@ -35,6 +38,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Hashable
 from typing import Any
 
 from coffeetable.bots.base import LEVELS, Limit
@@ -56,6 +60,10 @@ ROOT_TURNS = 12  # turns asked of the beam (which then keeps 12 partial turns a 
 WIDEN = frozenset({"cafe"})
 WIDEST = 96
 ROOT_SHARE = 0.9
+#: the seat's last turn of the game (every turn the root beam finds ends it): no sweep can
+#: tell the arms apart better than their final scores, so the root beam widens further
+LAST_WIDEST = 768
+LAST_SHARE = 0.95
 NEXT_WIDTH = 2.0
 PRIOR_VISITS = 4  # each arm starts as if visited this often with its own evaluation
 PRIOR_CAP = 48  # actions ranked by evaluation at a new node (the rest follow at random)
@@ -156,12 +164,24 @@ class IsmctsBot:
             turns, _ = best_turns(first, seat, keep=self.root_turns, expansions=1)
         # the partial turns that beam kept a depth (it keeps at least `keep`)
         width = base = max(WIDTH, self.root_turns)
+        # the seat's last turn of the game: what its turn ends in is the final score, so
+        # the root's best turn is all a search can find; no sweep is played, and the root
+        # beam gets the budget to widen further
+        last_turn = (
+            state.game.info.name in WIDEN | TURN_LOOKAHEAD
+            and bool(turns)
+            and all(_ends_game(first, seat, steps) for _, steps in turns)
+        )
         if state.game.info.name in WIDEN and limit.time is not None:
             # a wider beam finds better turns; widen while the budget allows. A run that the
-            # deadline cuts short is dropped: the last complete run's turns stand
-            widen_by = start + ROOT_SHARE * limit.time
+            # deadline cuts short is dropped. Every complete run's turns count: a wider beam
+            # can drop a line that a narrower one kept (a partial turn crowded out by
+            # better-looking ones), so each first step keeps its best turn of any run
+            widest, share = (LAST_WIDEST, LAST_SHARE) if last_turn else (WIDEST, ROOT_SHARE)
+            widen_by = start + share * limit.time
             last = time.perf_counter() - start
-            while width < WIDEST and time.perf_counter() + NEXT_WIDTH * last < widen_by:
+            runs = [turns]
+            while width < widest and time.perf_counter() + NEXT_WIDTH * last < widen_by:
                 began = time.perf_counter()
                 wider, _ = best_turns(
                     first,
@@ -173,16 +193,23 @@ class IsmctsBot:
                 )
                 if time.perf_counter() >= widen_by:
                     break
-                turns, width = wider, 2 * width
+                runs.append(wider)
+                width = 2 * width
                 last = time.perf_counter() - began
+            turns = _best_of_runs(runs, self.root_turns)
         # the beam keeps one of the turns that end in the same position (two pours in
         # either order), so each arm is a different position and the budget goes to
         # turns that differ
         arms: list[_Node] = []
+        ends: set[Hashable] = set()
         for v, steps in turns:
             after = first.clone()
             for action in steps:
                 after.apply_unchecked(seat, action)
+            end = after.search_key()
+            if end in ends:  # two runs' turns from different first steps end alike
+                continue
+            ends.add(end)
             arm = _Node(seat)
             arm.macro = steps
             arm.visits = PRIOR_VISITS
@@ -195,8 +222,13 @@ class IsmctsBot:
         depth_sum = 0
         distinct_first = {arm.macro[0] for arm in arms}
         if state.game.info.name in TURN_LOOKAHEAD and len(distinct_first) > 1:
-            action, info = self._sweeps(state, seat, arms, deadline, max_iterations, start)
+            if last_turn:  # the arms' ends are final: their own evaluations decide
+                action, info = _answer(arms, 0, 0, start)
+                info["sweeps"] = 0
+            else:
+                action, info = self._sweeps(state, seat, arms, deadline, max_iterations, start)
             info["root_width"] = width
+            info["last_turn"] = last_turn
             return action, info
         while (
             len(distinct_first) > 1
@@ -319,6 +351,32 @@ class IsmctsBot:
         action, info = _answer(ranked, iterations, depth_sum, start)
         info["sweeps"] = sweeps
         return action, info
+
+
+def _ends_game(state: State, seat: int, steps: tuple[Action, ...]) -> bool:
+    """Whether `seat`'s turn `steps` from `state` ends the game."""
+    end = state.clone()
+    for action in steps:
+        end.apply_unchecked(seat, action)
+    return end.is_over()
+
+
+def _best_of_runs(
+    runs: list[list[tuple[float, tuple[Action, ...]]]], keep: int
+) -> list[tuple[float, tuple[Action, ...]]]:
+    """The best turn for each first step over the turns of several beam runs (each best
+    first, one turn per first step), best first, at most `keep`; between equal evaluations
+    the earlier run's turn, then the earlier first step, wins."""
+    best: dict[Action, tuple[float, int, tuple[Action, ...]]] = {}
+    order = 0
+    for turns in runs:
+        for v, steps in turns:
+            held = best.get(steps[0])
+            if held is None or v > held[0]:
+                best[steps[0]] = (v, order, steps)
+            order += 1
+    ranked = sorted(best.values(), key=lambda item: (-item[0], item[1]))
+    return [(v, steps) for v, _, steps in ranked[:keep]]
 
 
 def _play_next_turns(state: State, seat: int, width: int, deadline: float) -> int | None:
