@@ -560,7 +560,8 @@ def test_cafe_root_beam_widens_with_time_only(players: int) -> None:
 
 def test_root_keeps_each_first_steps_best_turn_of_any_run() -> None:
     """A wider beam can drop a line that a narrower one kept, so the root's turns are the
-    best for each first step over every run (docs/bots.md, "The last turn")."""
+    best for each first step over every run (docs/bots.md, "What worked: every run's
+    turns, and the last turn")."""
     a, b, c, d = find_game("cafe").new_initial_state(1, 4000, {}).legal_actions(0)[:4]
     narrow = [(28.0, (a, b)), (20.0, (c,))]
     wide = [(25.0, (a, c)), (24.0, (d,)), (21.0, (c, a))]
@@ -588,7 +589,7 @@ def cafe_last_round(seed: int, actions_in: int) -> State:
 
 def test_ismcts_last_turn_is_decided_by_final_scores() -> None:
     """In the seat's last turn of the game every arm ends it, so no sweep is played: the
-    arms' final scores decide, and the root beam gets the time to widen further."""
+    arms' final scores decide."""
     state = cafe_last_round(4000, 2)
     action, info = make_bot("ismcts:24i", 3).choose(state, 0)
     assert info["last_turn"] and info["sweeps"] == 0 and info["iterations"] == 0
