@@ -612,6 +612,84 @@ def test_ismcts_last_turn_is_decided_by_final_scores() -> None:
     assert not info["last_turn"] and info["sweeps"] >= 1
 
 
+def cafe_before_last_placement(seed: int) -> State:
+    """A solo Café game played by greedy into round 8, before its card is placed."""
+    state = find_game("cafe").new_initial_state(1, seed, {})
+    bot = make_bot("greedy", seed)
+    while state.round_number() < 8 or not state.legal_actions(0)[0].notation().startswith("place"):
+        action, _ = bot.choose(state, 0)
+        state.apply(0, action)
+    return state
+
+
+def _final_score(state: State, steps: list[str]) -> int:
+    end = state.clone()
+    for step in steps:
+        end.apply(0, end.game.parse_action(step))
+    assert end.is_over()
+    return end.scores()[0].total
+
+
+def test_ismcts_searches_its_plan_again_at_the_next_step() -> None:
+    """Deal 4000's last round (docs/bots.md, "What worked: the plan of the step before"):
+    at the placement the search plans a turn that ends at 28 points; a step later the beam
+    alone finds 25 at best, so a bot that forgot its plan lost 3 points. The plan is searched
+    again as an arm of its own and played."""
+    state = cafe_before_last_placement(4000)
+    bot = make_bot("ismcts:24i", 3)
+    assert isinstance(bot, IsmctsBot)
+    action, info = bot.choose(state, 0)
+    planned = _final_score(state, info["plan"])
+    assert planned == 28
+    # the bot keeps the rest of the chosen turn, for this seat
+    assert [a.notation() for a in bot.plans[0]] == info["plan"][1:]
+    after = state.clone()
+    after.apply(0, action)
+    _, fresh = make_bot("ismcts:24i", 3).choose(after, 0)
+    assert not fresh["recalled"] and _final_score(after, fresh["plan"]) == 25
+    _, again = bot.choose(after, 0)
+    assert again["recalled"] and again["arms"] == fresh["arms"] + 1
+    assert again["plan"] == info["plan"][1:] and _final_score(after, again["plan"]) == planned
+    assert [a.notation() for a in bot.plans[0]] == info["plan"][2:]
+
+
+def test_a_plan_that_no_longer_fits_is_dropped() -> None:
+    """A plan whose steps are not legal one after the other, or that does not end the turn,
+    is not searched; the decision is the one a bot with no plan makes."""
+    state = cafe_before_last_placement(4000)
+    planner = make_bot("ismcts:24i", 3)
+    assert isinstance(planner, IsmctsBot)
+    _, info = planner.choose(state, 0)
+    steps = planner.plans[0]
+    after = state.clone()
+    after.apply(0, after.game.parse_action(info["plan"][0]))
+    expected = decide("ismcts:24i", after, 0, seed=3)
+    for stale in (steps[1:], steps[:-1], (steps[1], *steps)):  # out of step; short; too long
+        bot = make_bot("ismcts:24i", 3)
+        assert isinstance(bot, IsmctsBot)
+        bot.plans[0] = stale
+        action, again = bot.choose(after, 0)
+        assert not again["recalled"]
+        assert (action.notation(), again["top"]) == expected
+
+
+def test_a_forced_step_moves_the_plan_on() -> None:
+    """A step with one legal action is played at once; if it is the plan's next step, the
+    plan goes on from the one after it, and otherwise it is dropped."""
+    state = find_game("cafe").new_initial_state(1, 3, {})
+    greedy = make_bot("greedy", 3)
+    while len(state.legal_actions(0)) > 1:  # seed 3 comes to one (a Deliver) in round 3
+        state.apply(0, greedy.choose(state, 0)[0])
+    only = state.legal_actions(0)[0]
+    other = find_game("cafe").new_initial_state(1, 3, {}).legal_actions(0)[0]
+    bot = make_bot("ismcts:24i", 3)
+    assert isinstance(bot, IsmctsBot)
+    bot.plans[0] = (only, other)
+    assert bot.choose(state, 0)[0] == only and bot.plans[0] == (other,)
+    bot.plans[0] = (other, only)
+    assert bot.choose(state, 0)[0] == only and 0 not in bot.plans
+
+
 #: the most first steps that get a beam each in these tests (a solo draft has up to 12)
 SPLIT = 16
 

@@ -77,7 +77,7 @@ def best_turns(
                 reached.add(key)
                 v = value(child, seat) - STEP_COST * depth
                 seq = (*steps, action)
-                if _turn_over(child, seat, round_number):
+                if turn_over(child, seat, round_number):
                     done.append((v, seq))
                 else:
                     beam.append((v, seq, child))
@@ -100,7 +100,8 @@ def best_turns(
     return out, expanded
 
 
-def _turn_over(state: State, seat: int, round_number: int) -> bool:
+def turn_over(state: State, seat: int, round_number: int) -> bool:
+    """Whether the turn `seat` began in round `round_number` is over in `state`."""
     return (
         state.is_over() or seat not in state.current_seats() or state.round_number() != round_number
     )
@@ -129,7 +130,7 @@ def _split_turns(
     found: list[tuple[float, tuple[Action, ...], Hashable]] = []
     for v, action, child in firsts_after:
         rest: tuple[Action, ...] = ()
-        if not _turn_over(child, seat, round_number):
+        if not turn_over(child, seat, round_number):
             turns, n = best_turns(child, seat, width, 1, expansions, deadline)
             expanded += n
             if turns:  # each step after the first costs as it does in one beam

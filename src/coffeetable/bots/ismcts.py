@@ -25,7 +25,9 @@ with whole turns from the greedy beam as the root's arms. docs/bots.md has the f
   the searching seat has played one more turn, and evaluates that; the best mean over the
   complete sweeps wins. In Café the step tree reached too little past the arm to help. In
   the seat's last turn of the game (every arm ends it) no sweep is played: the arms' final
-  scores decide, and the root beam has the budget to widen further.
+  scores decide, and the root beam has the budget to widen further. The rest of the turn
+  the last decision chose (`plans`) is an arm of the next one, so a line found a step
+  earlier is not lost when the beam does not find it again.
 
 Multi-step turns are whole-turn arms at the root and consecutive nodes of one seat below.
 Café's simultaneous phase is searched in seat order: the lowest seat that may act moves
@@ -42,7 +44,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from coffeetable.bots.base import LEVELS, Limit
-from coffeetable.bots.greedy import MAX_EXPANSIONS, WIDTH, best_turns
+from coffeetable.bots.greedy import MAX_EXPANSIONS, STEP_COST, WIDTH, best_turns, turn_over
 from coffeetable.bots.heuristics import ROLLOUT_POLICIES, RolloutPolicy, rewards, value
 from coffeetable.core.game import Action, State
 
@@ -138,6 +140,12 @@ class IsmctsBot:
         self.limit = limit or LEVELS["medium"]
         self.exploration = exploration
         self.name = label
+        #: Café: the rest of the turn each seat's last decision planned (the chosen arm's
+        #: steps after the one played). The next decision of that seat searches it as an
+        #: arm of its own, so a line the sweeps chose is not lost when the beam, started a
+        #: step later, does not find it again. A caller that builds a bot per decision (the
+        #: server) carries it over: read it after `choose`, set it before the next one
+        self.plans: dict[int, tuple[Action, ...]] = {}
 
     def choose(
         self, state: State, seat: int, limit: Limit | None = None
@@ -147,7 +155,10 @@ class IsmctsBot:
             raise ValueError(f"seat {seat} has no legal action now")
         limit = limit or self.limit
         start = time.perf_counter()
+        plan = self.plans.pop(seat, ())
         if len(legal) == 1:
+            if plan[:1] == (legal[0],) and len(plan) > 1:  # the plan goes on past this step
+                self.plans[seat] = plan[1:]
             return legal[0], {"forced": True, "iterations": 0, "value": None, "seconds": 0.0}
         deadline = start + limit.time if limit.time is not None else math.inf
         max_iterations = limit.iterations if limit.iterations is not None else 1 << 62
@@ -218,18 +229,34 @@ class IsmctsBot:
             arms.append(arm)
             if len(arms) == self.macros:
                 break
+        lookahead = state.game.info.name in TURN_LOOKAHEAD
+        if plan and lookahead:
+            recalled = _recall(first, seat, plan)
+            if recalled is not None and recalled[1] not in ends:
+                arm = _Node(seat)
+                arm.macro = plan
+                arm.visits = PRIOR_VISITS
+                arm.total = PRIOR_VISITS * recalled[2]
+                arm.prior = recalled[0]
+                arms.append(arm)
+                # the arms stay in the order of their evaluations (the last turn, and a
+                # search with no complete sweep, take the first)
+                arms.sort(key=lambda a: a.prior, reverse=True)
         iterations = 0
         depth_sum = 0
         distinct_first = {arm.macro[0] for arm in arms}
-        if state.game.info.name in TURN_LOOKAHEAD and len(distinct_first) > 1:
+        if lookahead and len(distinct_first) > 1:
             if last_turn:  # the arms' ends are final: their own evaluations decide
-                action, info = _answer(arms, 0, 0, start)
+                best, info = _answer(arms, 0, 0, start)
                 info["sweeps"] = 0
             else:
-                action, info = self._sweeps(state, seat, arms, deadline, max_iterations, start)
+                best, info = self._sweeps(state, seat, arms, deadline, max_iterations, start)
             info["root_width"] = width
             info["last_turn"] = last_turn
-            return action, info
+            info["recalled"] = any(arm.macro is plan for arm in arms)
+            if len(best.macro) > 1:
+                self.plans[seat] = best.macro[1:]
+            return best.macro[0], info
         while (
             len(distinct_first) > 1
             and iterations < max_iterations
@@ -286,9 +313,9 @@ class IsmctsBot:
             iterations += 1
             depth_sum += depth
         ranked = sorted(arms, key=lambda a: (a.visits, a.total / a.visits), reverse=True)
-        action, info = _answer(ranked, iterations, depth_sum, start)
+        best, info = _answer(ranked, iterations, depth_sum, start)
         info["root_width"] = width
-        return action, info
+        return best.macro[0], info
 
     def _sweeps(
         self,
@@ -298,7 +325,7 @@ class IsmctsBot:
         deadline: float,
         max_iterations: int,
         start: float,
-    ) -> tuple[Action, dict[str, Any]]:
+    ) -> tuple[_Node, dict[str, Any]]:
         """The turn-lookahead search (Café): sweeps over the root's arms. Each sweep draws
         one determinization and, on it, plays every arm's turn and then the turns that follow
         by the greedy beam (LOOKAHEAD_WIDTH), every seat's in the order they come, until the
@@ -348,9 +375,9 @@ class IsmctsBot:
         else:  # not one sweep in the budget: the arms' own evaluations decide
             order = list(range(len(arms)))
         ranked = [arms[i] for i in order]
-        action, info = _answer(ranked, iterations, depth_sum, start)
+        best, info = _answer(ranked, iterations, depth_sum, start)
         info["sweeps"] = sweeps
-        return action, info
+        return best, info
 
 
 def _ends_game(state: State, seat: int, steps: tuple[Action, ...]) -> bool:
@@ -359,6 +386,28 @@ def _ends_game(state: State, seat: int, steps: tuple[Action, ...]) -> bool:
     for action in steps:
         end.apply_unchecked(seat, action)
     return end.is_over()
+
+
+def _recall(
+    state: State, seat: int, plan: tuple[Action, ...]
+) -> tuple[float, Hashable, float] | None:
+    """The planned rest of `seat`'s turn, if it still is one from `state` (each step legal
+    in turn, and the turn over after the last): its evaluation (as the beam's, with the
+    cost of its steps), the position it ends in (`search_key`) and the seat's reward
+    there; None if it is not."""
+    after = state.clone()
+    round_number = after.round_number()
+    for action in plan:
+        if turn_over(after, seat, round_number) or action not in after.legal_actions(seat):
+            return None
+        after.apply_unchecked(seat, action)
+    if not turn_over(after, seat, round_number):
+        return None
+    return (
+        value(after, seat) - STEP_COST * (len(plan) - 1),
+        after.search_key(),
+        rewards(after)[seat],
+    )
 
 
 def _best_of_runs(
@@ -399,11 +448,12 @@ def _play_next_turns(state: State, seat: int, width: int, deadline: float) -> in
 
 def _answer(
     ranked: list[_Node], iterations: int, depth_sum: int, start: float
-) -> tuple[Action, dict[str, Any]]:
-    """The decision: the first step of the best-ranked arm, and the search's `info`."""
+) -> tuple[_Node, dict[str, Any]]:
+    """The decision: the best-ranked arm (its first step is played), and the search's
+    `info`."""
     best = ranked[0]
     elapsed = time.perf_counter() - start
-    return best.macro[0], {
+    return best, {
         "value": best.total / best.visits,
         "visits": best.visits,
         "iterations": iterations,

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import multiprocessing
+from collections.abc import Sequence
 from typing import Any
 
 from coffeetable.bots import make_bot
+from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.game import JSON
 from coffeetable.core.registry import find_game
 
@@ -23,12 +26,25 @@ ZOMBIE_BOT = "greedy"
 SEAT_BOTS = ("random", "greedy", "ismcts:easy", "ismcts:medium", "ismcts:hard")
 
 
-def choose_move(game_name: str, position: JSON, seat: int, bot: str, seed: int) -> str:
-    """The notation of `bot`'s move for `seat` in `position` (runs in a worker)."""
+def choose_move(
+    game_name: str, position: JSON, seat: int, bot: str, seed: int, plan: Sequence[str] = ()
+) -> tuple[str, list[str]]:
+    """The notation of `bot`'s move for `seat` in `position` (runs in a worker), and the
+    rest of the turn the bot plans after it (notations; empty for a bot that keeps no
+    plan). `plan` is what the seat's previous move gave: a bot is built anew for every
+    move, so the plan travels with the table (ISMCTS searches it again as one of its
+    turns; one that no longer fits the position is dropped)."""
     game = find_game(game_name)
     state = game.state_from_json(position)
-    action, _ = make_bot(bot, seed).choose(state, seat)
-    return action.notation()
+    player = make_bot(bot, seed)
+    plans = getattr(player, "plans", None)
+    if plans is not None and plan:
+        # a plan this game cannot read is dropped: the bot searches afresh
+        with contextlib.suppress(CoffeetableError):
+            plans[seat] = tuple(game.parse_action(text) for text in plan)
+    action, _ = player.choose(state, seat)
+    rest = plans.get(seat, ()) if plans is not None else ()
+    return action.notation(), [step.notation() for step in rest]
 
 
 class BotRunner:
@@ -50,10 +66,19 @@ class BotRunner:
                 self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=self.workers)
         return self._pool
 
-    async def choose(self, game_name: str, position: JSON, seat: int, bot: str, seed: int) -> str:
+    async def choose(
+        self,
+        game_name: str,
+        position: JSON,
+        seat: int,
+        bot: str,
+        seed: int,
+        plan: Sequence[str] = (),
+    ) -> tuple[str, list[str]]:
+        """`choose_move` in a worker: the move's notation and the bot's plan after it."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(
-            self._executor(), choose_move, game_name, position, seat, bot, seed
+            self._executor(), choose_move, game_name, position, seat, bot, seed, tuple(plan)
         )
 
     def close(self) -> None:

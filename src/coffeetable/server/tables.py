@@ -120,6 +120,9 @@ class LiveTable:
     names: list[str] = field(default_factory=list)  # per seat, for logs and records
     # whether the last move in `log` may be taken back by its seat (State.may_take_back)
     last_undoable: bool = False
+    # per bot seat, the rest of the turn its last move planned (server.bots.choose_move);
+    # kept in memory only: after a restart the bot searches afresh
+    bot_plans: dict[int, list[str]] = field(default_factory=dict)
     # the views of `state` computed so far, per seat (TableService._view)
     views: tuple[State | None, dict[int | None, dict[str, Any]]] = field(
         default_factory=lambda: (None, {})
@@ -752,8 +755,13 @@ class TableService:
             return
         version = live.meta.version
         try:
-            text = await self.bots.choose(
-                live.meta.game, state.to_json(), seat, bot, live.meta.seed ^ version
+            text, plan = await self.bots.choose(
+                live.meta.game,
+                state.to_json(),
+                seat,
+                bot,
+                live.meta.seed ^ version,
+                live.bot_plans.pop(seat, ()),
             )
         except Exception:  # a bot bug must not stop the table: log it and retry later
             log.exception("bot %s failed at table %s", bot, live.meta.id)
@@ -782,6 +790,8 @@ class TableService:
                 self._after_change(live)
                 return
             live.bot_task = None
+            if plan:
+                live.bot_plans[seat] = plan
             try:
                 await self._commit(live, seat, played, after)
             except StaleVersionError:
@@ -831,7 +841,7 @@ class TableService:
         if seat not in state.current_seats():
             raise TableError(409, "not_your_turn", "it is not your turn")
         version = live.meta.version
-        text = await self.bots.choose(
+        text, _ = await self.bots.choose(
             live.meta.game, state.to_json(), seat, HINT_BOT, live.meta.seed ^ (version + 7919)
         )
         action = live.game.parse_action(text)
