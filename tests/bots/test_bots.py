@@ -28,6 +28,7 @@ from coffeetable.bots import (
 )
 from coffeetable.bots.greedy import STEP_COST, best_turns
 from coffeetable.bots.ismcts import (
+    MACROS,
     PRIOR_VISITS,
     ROOT_TURNS,
     TURN_LOOKAHEAD,
@@ -671,6 +672,21 @@ def test_a_plan_that_no_longer_fits_is_dropped() -> None:
         action, again = bot.choose(after, 0)
         assert not again["recalled"]
         assert (action.notation(), again["top"]) == expected
+
+
+def test_a_plan_is_searched_again_only_in_the_last_turn() -> None:
+    """Before the last turn a seventh arm would make every sweep dearer, so the plan is
+    kept but not searched (docs/bots.md, "What worked: the plan of the step before")."""
+    state = no_peek_state("cafe", 1, {}, 10)
+    bot = make_bot("ismcts:24i", 3)
+    assert isinstance(bot, IsmctsBot)
+    action, info = bot.choose(state, 0)
+    assert not info["last_turn"] and len(info["plan"]) > 2
+    after = state.clone()
+    after.apply(0, action)
+    _, again = bot.choose(after, 0)
+    assert not again["recalled"] and not again["last_turn"]
+    assert again["arms"] <= MACROS  # no arm was added for it
 
 
 def test_a_forced_step_moves_the_plan_on() -> None:

@@ -25,8 +25,8 @@ with whole turns from the greedy beam as the root's arms. docs/bots.md has the f
   the searching seat has played one more turn, and evaluates that; the best mean over the
   complete sweeps wins. In Café the step tree reached too little past the arm to help. In
   the seat's last turn of the game (every arm ends it) no sweep is played: the arms' final
-  scores decide, and the root beam has the budget to widen further. The rest of the turn
-  the last decision chose (`plans`) is an arm of the next one, so a line found a step
+  scores decide, and the root beam has the budget to widen further. There the rest of the
+  turn the last decision chose (`plans`) is an arm of the next one, so a line found a step
   earlier is not lost when the beam does not find it again.
 
 Multi-step turns are whole-turn arms at the root and consecutive nodes of one seat below.
@@ -141,10 +141,11 @@ class IsmctsBot:
         self.exploration = exploration
         self.name = label
         #: Café: the rest of the turn each seat's last decision planned (the chosen arm's
-        #: steps after the one played). The next decision of that seat searches it as an
-        #: arm of its own, so a line the sweeps chose is not lost when the beam, started a
-        #: step later, does not find it again. A caller that builds a bot per decision (the
-        #: server) carries it over: read it after `choose`, set it before the next one
+        #: steps after the one played). In the seat's last turn of the game the next
+        #: decision searches it as an arm of its own, so a line found a step earlier is not
+        #: lost when the beam, started a step later, does not find it again. A caller that
+        #: builds a bot per decision (the server) carries it over: read it after `choose`,
+        #: set it before the next one
         self.plans: dict[int, tuple[Action, ...]] = {}
 
     def choose(
@@ -230,7 +231,9 @@ class IsmctsBot:
             if len(arms) == self.macros:
                 break
         lookahead = state.game.info.name in TURN_LOOKAHEAD
-        if plan and lookahead:
+        # only in the last turn, where the plan is judged by its exact final score: before
+        # it, a seventh arm made every sweep a sixth dearer (docs/bots.md)
+        if plan and lookahead and last_turn:
             recalled = _recall(first, seat, plan)
             if recalled is not None and recalled[1] not in ends:
                 arm = _Node(seat)
