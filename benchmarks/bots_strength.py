@@ -15,6 +15,12 @@
         choosing by the evaluation, by ISMCTS's one-turn lookahead or by the playouts
         themselves gain over a random choice of those turns. `--out` writes every turn (its
         end position, evaluations and outcomes) for fitting a learned evaluation.
+    python3 benchmarks/bots_strength.py endgame --from-round 8 --bots ismcts:hard --games 51
+        Café solo from a round's start: greedy plays each deal into round R, then each bot
+        plays the same position to the end; mean final score, and each bot paired with the
+        first (or with an earlier run's `--out` file, `--against FILE`, to compare two
+        versions of the code). A change that only touches late rounds shows here at a
+        fraction of a whole game's noise.
     python3 benchmarks/bots_strength.py cards --bot greedy --players 4 --games 100
         Café deck calibration data: how often each card is picked when on display (the
         "no dominant card" rule), the mean score of its takers, and the share of games where
@@ -45,6 +51,7 @@ from coffeetable.bots import LEVELS, make_bot
 from coffeetable.bots.greedy import best_turns
 from coffeetable.bots.heuristics import value
 from coffeetable.bots.ismcts import LOOKAHEAD_WIDTH, _play_next_turns
+from coffeetable.games.cafe.state import ROUNDS
 
 RATINGS = (
     (41, "Seriously?"),
@@ -112,6 +119,74 @@ def _run(
                 flush=True,
             )
     return out
+
+
+def _endgame_play(job: tuple[str, int, int]) -> dict[str, Any]:
+    """Café solo deal `seed`, played by greedy into round `from_round`, then by `spec`."""
+    spec, seed, from_round = job
+    state = find_game("cafe").new_initial_state(1, seed, {})
+    greedy = make_bot("greedy", seed * 16)
+    while state.round_number() < from_round and not state.is_over():
+        state.apply(0, greedy.choose(state, 0)[0])
+    bot = make_bot(spec, seed * 16)
+    while not state.is_over():
+        state.apply(0, bot.choose(state, 0)[0])
+    return {"bot": spec, "deal": seed, "from_round": from_round, "score": state.scores()[0].total}
+
+
+def _paired(label: str, base: dict[int, int], other: dict[int, int]) -> str:
+    """`other` minus `base` over their common deals: mean ± one standard error."""
+    deals = sorted(set(base) & set(other))
+    if len(deals) < 2:
+        return f"{label}: fewer than 2 common deals"
+    diffs = [other[d] - base[d] for d in deals]
+    se = statistics.stdev(diffs) / math.sqrt(len(diffs))
+    return (
+        f"{label}: {statistics.fmean(diffs):+.2f} ± {se:.2f} (one standard error) over "
+        f"{len(deals)} deals, better on {sum(x > 0 for x in diffs)}, "
+        f"worse on {sum(x < 0 for x in diffs)}"
+    )
+
+
+def _endgame_file(path: str, from_round: int) -> dict[str, dict[int, int]]:
+    """An earlier `endgame --out` file: per bot, each deal's final score from that round."""
+    earlier: dict[str, dict[int, int]] = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                r = json.loads(line)
+                if r["from_round"] == from_round:
+                    earlier.setdefault(r["bot"], {})[int(r["deal"])] = int(r["score"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        sys.exit(f"--against {path}: not an endgame --out file ({error!r})")
+    return earlier
+
+
+def endgame(args: argparse.Namespace) -> None:
+    if not 1 <= args.from_round <= ROUNDS:
+        sys.exit(f"--from-round must be a round of the game, 1 to {ROUNDS}")
+    specs = args.bots.split(",")
+    earlier = _endgame_file(args.against, args.from_round) if args.against else {}
+    jobs = [(spec, args.seed + g, args.from_round) for g in range(args.games) for spec in specs]
+    out = _run(jobs, args.workers, play=_endgame_play)
+    scores: dict[str, dict[int, int]] = {spec: {} for spec in specs}
+    for r in out:
+        scores[r["bot"]][r["deal"]] = r["score"]
+    if args.out:
+        with open(args.out, "a", encoding="utf-8") as f:
+            for r in out:
+                f.write(json.dumps(r) + "\n")
+    for spec in specs:
+        values = list(scores[spec].values())
+        print(
+            f"{spec} from round {args.from_round}: {len(values)} deals, mean final score "
+            f"{statistics.fmean(values):.2f}"
+        )
+    for spec in specs[1:]:
+        print("  " + _paired(f"{spec} against {specs[0]}", scores[specs[0]], scores[spec]))
+    for spec in specs:
+        if spec in earlier:
+            print("  " + _paired(f"{spec} against {args.against}", earlier[spec], scores[spec]))
 
 
 def band(score: int) -> int:
@@ -580,10 +655,22 @@ def main() -> None:
     p.add_argument("--load", metavar="FILE", help="report on the turns an earlier --out wrote")
     p = sub.add_parser("speed")
     p.add_argument("--positions", type=int, default=8)
+    p = sub.add_parser("endgame")
+    p.add_argument("--from-round", type=int, default=8)
+    p.add_argument("--bots", default="ismcts:hard")
+    p.add_argument("--games", type=int, default=51)
+    p.add_argument("--out", metavar="FILE", help="append each position's result (JSON lines)")
+    p.add_argument("--against", metavar="FILE", help="pair with an earlier run's --out")
     args = parser.parse_args()
-    {"solo": solo, "h2h": h2h, "speed": speed, "cards": cards, "ranking": ranking}[args.command](
-        args
-    )
+    commands = {
+        "solo": solo,
+        "h2h": h2h,
+        "speed": speed,
+        "cards": cards,
+        "ranking": ranking,
+        "endgame": endgame,
+    }
+    commands[args.command](args)
 
 
 if __name__ == "__main__":
