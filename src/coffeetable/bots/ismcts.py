@@ -222,26 +222,18 @@ class IsmctsBot:
             if end in ends:  # two runs' turns from different first steps end alike
                 continue
             ends.add(end)
-            arm = _Node(seat)
-            arm.macro = steps
-            arm.visits = PRIOR_VISITS
-            arm.total = PRIOR_VISITS * rewards(after)[seat]
-            arm.prior = v
-            arms.append(arm)
+            arms.append(_arm(seat, steps, v, after))
             if len(arms) == self.macros:
                 break
         lookahead = state.game.info.name in TURN_LOOKAHEAD
         # only in the last turn, where the plan is judged by its exact final score: before
         # it, a seventh arm made every sweep a sixth dearer (docs/bots.md)
+        recalled = False
         if plan and lookahead and last_turn:
-            recalled = _recall(first, seat, plan)
-            if recalled is not None and recalled[1] not in ends:
-                arm = _Node(seat)
-                arm.macro = plan
-                arm.visits = PRIOR_VISITS
-                arm.total = PRIOR_VISITS * recalled[2]
-                arm.prior = recalled[0]
-                arms.append(arm)
+            found = _recall(first, seat, plan)
+            if found is not None and found[1].search_key() not in ends:
+                arms.append(_arm(seat, plan, *found))
+                recalled = True
                 # the arms stay in the order of their evaluations (the last turn, and a
                 # search with no complete sweep, take the first)
                 arms.sort(key=lambda a: a.prior, reverse=True)
@@ -256,7 +248,7 @@ class IsmctsBot:
                 best, info = self._sweeps(state, seat, arms, deadline, max_iterations, start)
             info["root_width"] = width
             info["last_turn"] = last_turn
-            info["recalled"] = any(arm.macro is plan for arm in arms)
+            info["recalled"] = recalled
             if len(best.macro) > 1:
                 self.plans[seat] = best.macro[1:]
             return best.macro[0], info
@@ -391,13 +383,21 @@ def _ends_game(state: State, seat: int, steps: tuple[Action, ...]) -> bool:
     return end.is_over()
 
 
-def _recall(
-    state: State, seat: int, plan: tuple[Action, ...]
-) -> tuple[float, Hashable, float] | None:
+def _arm(seat: int, steps: tuple[Action, ...], v: float, end: State) -> _Node:
+    """A root arm: `seat`'s whole turn `steps`, evaluated `v` by the beam, ending in `end`;
+    it starts as PRIOR_VISITS visits worth the reward there."""
+    arm = _Node(seat)
+    arm.macro = steps
+    arm.visits = PRIOR_VISITS
+    arm.total = PRIOR_VISITS * rewards(end)[seat]
+    arm.prior = v
+    return arm
+
+
+def _recall(state: State, seat: int, plan: tuple[Action, ...]) -> tuple[float, State] | None:
     """The planned rest of `seat`'s turn, if it still is one from `state` (each step legal
     in turn, and the turn over after the last): its evaluation (as the beam's, with the
-    cost of its steps), the position it ends in (`search_key`) and the seat's reward
-    there; None if it is not."""
+    cost of its steps) and the position it ends in; None if it is not."""
     after = state.clone()
     round_number = after.round_number()
     for action in plan:
@@ -406,11 +406,7 @@ def _recall(
         after.apply_unchecked(seat, action)
     if not turn_over(after, seat, round_number):
         return None
-    return (
-        value(after, seat) - STEP_COST * (len(plan) - 1),
-        after.search_key(),
-        rewards(after)[seat],
-    )
+    return value(after, seat) - STEP_COST * (len(plan) - 1), after
 
 
 def _best_of_runs(
