@@ -23,10 +23,11 @@ from coffeetable.bots import (
     IsmctsBot,
     Limit,
     RandomBot,
+    greedy,
     heuristics,
     make_bot,
 )
-from coffeetable.bots.greedy import STEP_COST, best_turns
+from coffeetable.bots.greedy import STEP_COST, BeamCache, best_turns
 from coffeetable.bots.ismcts import (
     MACROS,
     PRIOR_VISITS,
@@ -813,6 +814,43 @@ def test_beam_stops_at_its_expansion_budget() -> None:
     _, first = best_turns(state.clone(), seat, width=48, expansions=1)
     assert first == len(state.search_actions(seat)) < whole
     assert len(state.search_actions(seat)) < len(state.legal_actions(seat))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    config=st.sampled_from([CONFIGS[0], CONFIGS[1], CONFIGS[6], CONFIGS[8], CONFIGS[10]]),
+    seed=st.integers(0, 10**6),
+    steps=st.integers(0, 60),
+)
+def test_beam_cache_changes_no_result(
+    config: tuple[str, int, dict[str, Any]], seed: int, steps: int
+) -> None:
+    """Beams of one root that share a BeamCache (ISMCTS's widening runs) find exactly the
+    turns, and count exactly the states, that they find without it; a run the deadline cuts
+    short leaves nothing half-listed that a later run would trust."""
+    game, players, options = config
+    state = advance_to_decision(random_position(game, players, options, seed, steps), seed)
+    seat = decision_seats(state)[0]
+    root = state.resample_hidden(seat, random.Random(seed))
+    cache = BeamCache()
+    for width in (6, 12, 24):
+        plain = best_turns(root.clone(), seat, width=width, keep=12)
+        assert best_turns(root, seat, width=width, keep=12, cache=cache) == plain
+    # once a run has been made, the same run again evaluates nothing new
+    known = len(cache.evaluations)
+    assert best_turns(root, seat, width=24, keep=12, cache=cache) == plain
+    assert len(cache.evaluations) == known
+    # the root is as the cached runs found it: they played their steps on copies
+    assert root.search_key() == state.resample_hidden(seat, random.Random(seed)).search_key()
+    # cut short after `reads` reads of the clock (one before each state), mid-way through
+    # some position's steps: the next run must list that position's steps anew
+    for reads in range(1, 60, 7):
+        clock = iter(range(10**9))
+        cut = BeamCache()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(greedy.time, "perf_counter", lambda c=clock: float(next(c)))
+            best_turns(root, seat, width=24, keep=12, cache=cut, deadline=float(reads))
+        assert best_turns(root, seat, width=24, keep=12, cache=cut) == plain
 
 
 # ==== make_bot ==============================================================================

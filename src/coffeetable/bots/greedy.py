@@ -35,6 +35,7 @@ def best_turns(
     expansions: int = MAX_EXPANSIONS,
     deadline: float = math.inf,
     split: int = 0,
+    cache: BeamCache | None = None,
 ) -> tuple[list[tuple[float, tuple[Action, ...]]], int]:
     """The best complete turn of `seat` for each of the `keep` best first steps, found by
     the beam search from `root` (a state the caller may search: a determinization), best
@@ -47,14 +48,22 @@ def best_turns(
     With `split`, a root with 2 to `split` legal steps gives each its own beam for the rest
     of the turn (`expansions` states each), so that every first step is judged on a whole
     turn: one beam soon holds the lines of one first step only (Café: of one drafted card),
-    and the others are then judged half-way (docs/bots.md, "Each card its own beam")."""
+    and the others are then judged half-way (docs/bots.md, "Each card its own beam").
+
+    With `cache`, searches of the same root share what they have expanded and evaluated
+    (BeamCache): a wider beam run after a narrower one redoes none of its work, and finds
+    exactly the turns it would find without it."""
     if split:
         firsts = root.search_actions(seat)
         if 1 < len(firsts) <= split:
             return _split_turns(root, seat, firsts, width, keep, expansions, deadline)
     round_number = root.round_number()
     done: list[tuple[float, tuple[Action, ...]]] = []
-    beam: list[tuple[float, tuple[Action, ...], State]] = [(0.0, (), root)]
+    # a partial turn: its evaluation, steps, position (None until it is needed: then it is
+    # rebuilt from its parent's by its last step), that position's key, and the parent's
+    beam: list[tuple[float, tuple[Action, ...], State | None, Hashable, State | None]] = [
+        (0.0, (), root, root.search_key() if cache is not None else None, None)
+    ]
     expanded = 0
     depth = 0
     reached: set[Hashable] = set()
@@ -63,30 +72,53 @@ def best_turns(
     while beam and depth < MAX_DEPTH and expanded < expansions and not late:
         frontier = sorted(beam, key=lambda item: item[0], reverse=True)[: max(width, keep)]
         beam = []
-        for index, (_, steps, s) in enumerate(frontier):
-            for action in s.search_actions(seat):
+        for index, (_, steps, s, key, parent) in enumerate(frontier):
+            if s is None:  # known from the cache so far: rebuilt now that it is expanded
+                assert parent is not None
+                s = parent.clone()
+                s.apply_unchecked(seat, steps[-1])
+            # each step with the key of the position it leads to, if a run has listed them
+            listed: list[tuple[Action, Hashable | None]] | None = (
+                cache.children.get(key) if cache is not None else None
+            )
+            if listed is None:  # a step keeps None until it is played (a cut run plays
+                listed = [(action, None) for action in s.search_actions(seat)]  # not all)
+                if cache is not None:
+                    cache.children[key] = listed
+            for number, (action, child_key) in enumerate(listed):
                 if timed and time.perf_counter() >= deadline:
                     late = True
                     break
-                child = s.clone()
-                child.apply_unchecked(seat, action)
                 expanded += 1
-                key = child.search_key()
-                if key in reached:  # reached already by these steps in another order
+                child: State | None = None
+                if child_key is None:  # not listed before: the step is played
+                    child = s.clone()
+                    child.apply_unchecked(seat, action)
+                    child_key = child.search_key()
+                    listed[number] = (action, child_key)
+                if child_key in reached:  # reached already by these steps in another order
                     continue
-                reached.add(key)
-                v = value(child, seat) - STEP_COST * depth
+                reached.add(child_key)
+                known = cache.evaluations.get(child_key) if cache is not None else None
+                if known is None:
+                    if child is None:  # a transposition in the run that listed it
+                        child = s.clone()
+                        child.apply_unchecked(seat, action)
+                    known = (value(child, seat), turn_over(child, seat, round_number))
+                    if cache is not None:
+                        cache.evaluations[child_key] = known
+                v = known[0] - STEP_COST * depth
                 seq = (*steps, action)
-                if turn_over(child, seat, round_number):
+                if known[1]:
                     done.append((v, seq))
                 else:
-                    beam.append((v, seq, child))
+                    beam.append((v, seq, child, child_key, s if child is None else None))
             if late:  # out of time: the states not (fully) expanded stay in the beam as they are
                 beam.extend(frontier[index:])
                 break
         depth += 1
     if beam:  # the budget ran out mid-turn: the best partial turns count too
-        done.extend((v, seq) for v, seq, _ in beam if seq)
+        done.extend((v, seq) for v, seq, *_ in beam if seq)
     done.sort(key=lambda item: item[0], reverse=True)
     # the best turn for each first step (only the first step is played; the rest is a plan)
     out: list[tuple[float, tuple[Action, ...]]] = []
@@ -98,6 +130,20 @@ def best_turns(
             if len(out) == keep:
                 break
     return out, expanded
+
+
+class BeamCache:
+    """What beam searches of one seat's turn from one root (one determinization) learn, for
+    the next search of that root: the steps each expanded position offers with the key of
+    the position each leads to, and each reached position's evaluation and whether the turn
+    is over there. Positions are known by `State.search_key()`, so the cache must not be
+    shared between determinizations, seats or turns (ISMCTS keeps one per decision)."""
+
+    __slots__ = ("children", "evaluations")
+
+    def __init__(self) -> None:
+        self.children: dict[Hashable, list[tuple[Action, Hashable | None]]] = {}
+        self.evaluations: dict[Hashable, tuple[float, bool]] = {}
 
 
 def turn_over(state: State, seat: int, round_number: int) -> bool:

@@ -44,7 +44,14 @@ from collections.abc import Hashable
 from typing import Any
 
 from coffeetable.bots.base import LEVELS, Limit
-from coffeetable.bots.greedy import MAX_EXPANSIONS, STEP_COST, WIDTH, best_turns, turn_over
+from coffeetable.bots.greedy import (
+    MAX_EXPANSIONS,
+    STEP_COST,
+    WIDTH,
+    BeamCache,
+    best_turns,
+    turn_over,
+)
 from coffeetable.bots.heuristics import ROLLOUT_POLICIES, RolloutPolicy, rewards, value
 from coffeetable.core.game import Action, State
 
@@ -171,9 +178,12 @@ class IsmctsBot:
         first = state.resample_hidden(seat, rng)
         # under a time budget the beam stops at the deadline: its best partial turns (or,
         # if it could not start, the root's steps) are the arms, and no sweep follows
-        turns, _ = best_turns(first, seat, keep=self.root_turns, deadline=deadline)
+        # the wider runs below search the same root: what one run expanded and evaluated,
+        # the next takes from the cache instead of doing it again
+        cache = BeamCache()
+        turns, _ = best_turns(first, seat, keep=self.root_turns, deadline=deadline, cache=cache)
         if not turns:
-            turns, _ = best_turns(first, seat, keep=self.root_turns, expansions=1)
+            turns, _ = best_turns(first, seat, keep=self.root_turns, expansions=1, cache=cache)
         # the partial turns that beam kept a depth (it keeps at least `keep`)
         width = base = max(WIDTH, self.root_turns)
         # the seat's last turn of the game: what its turn ends in is the final score, so
@@ -202,6 +212,7 @@ class IsmctsBot:
                     keep=self.root_turns,
                     expansions=MAX_EXPANSIONS * 2 * width // base,
                     deadline=widen_by,
+                    cache=cache,
                 )
                 if time.perf_counter() >= widen_by:
                     break
