@@ -68,6 +68,11 @@ ROOT_TURNS = 12  # turns asked of the beam (which then keeps 12 partial turns a 
 #: won, by 4.0 points a game, where the width-12 root had 65 % by 2.5 (docs/bots.md)
 WIDEN = frozenset({"cafe"})
 WIDEST = 96
+#: solo, the widening goes on to SOLO_WIDEST: the runs share a BeamCache, so width 96 is
+#: reached in about half the time it took, and width pays more than the sweeps it leaves
+#: less time for (greedy solo on deals 4000-4039: width 96 28.3, 192 29.1; `hard` up to
+#: 384 against up to 96 on the same deals +0.72 ± 0.63, docs/bots.md)
+SOLO_WIDEST = 384
 ROOT_SHARE = 0.9
 #: the seat's last turn of the game (every turn the root beam finds ends it): no sweep can
 #: tell the arms apart better than their final scores, so the root beam widens further
@@ -200,6 +205,8 @@ class IsmctsBot:
             # can drop a line that a narrower one kept (a partial turn crowded out by
             # better-looking ones), so each first step keeps its best turn of any run
             widest, share = (LAST_WIDEST, LAST_SHARE) if last_turn else (WIDEST, ROOT_SHARE)
+            if state.num_players == 1 and not last_turn:
+                widest = SOLO_WIDEST
             widen_by = start + share * limit.time
             last = time.perf_counter() - start
             runs = [turns]
