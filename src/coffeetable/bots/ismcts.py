@@ -71,7 +71,7 @@ WIDEST = 96
 #: solo, the widening goes on to SOLO_WIDEST: the runs share a BeamCache, so width 96 is
 #: reached in about half the time it took, and width pays more than the sweeps it leaves
 #: less time for (greedy solo on deals 4000-4039: width 96 28.3, 192 29.1; `hard` up to
-#: 384 against up to 96 on the same deals +0.72 ± 0.63, docs/bots.md)
+#: 384 against up to 96 on deals 4000-4079: 28.48 against 27.57, +0.90 ± 0.50, docs/bots.md)
 SOLO_WIDEST = 384
 ROOT_SHARE = 0.9
 #: the seat's last turn of the game (every turn the root beam finds ends it): no sweep can
