@@ -425,7 +425,7 @@ def _ladder(state: Any, widest: int, cached: bool) -> float:
             seat,
             width=width,
             keep=ROOT_TURNS,
-            expansions=MAX_EXPANSIONS * width // 12,
+            expansions=MAX_EXPANSIONS * width // ROOT_TURNS,  # as ISMCTS's runs
             cache=cache,
         )
         width *= 2

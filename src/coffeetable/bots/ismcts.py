@@ -204,9 +204,11 @@ class IsmctsBot:
             # deadline cuts short is dropped. Every complete run's turns count: a wider beam
             # can drop a line that a narrower one kept (a partial turn crowded out by
             # better-looking ones), so each first step keeps its best turn of any run
-            widest, share = (LAST_WIDEST, LAST_SHARE) if last_turn else (WIDEST, ROOT_SHARE)
-            if state.num_players == 1 and not last_turn:
-                widest = SOLO_WIDEST
+            if last_turn:
+                widest, share = LAST_WIDEST, LAST_SHARE
+            else:
+                widest = SOLO_WIDEST if state.num_players == 1 else WIDEST
+                share = ROOT_SHARE
             widen_by = start + share * limit.time
             last = time.perf_counter() - start
             runs = [turns]
