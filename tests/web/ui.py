@@ -203,7 +203,10 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
         buttons = page.locator(f"{panel} [data-action]")
         n = buttons.count()
         if n:
-            buttons.nth(rng.randrange(n)).click()
+            # `wait_change` may have seen a bot's pick before our own came back: when it does,
+            # the panel redraws with fewer cards (or none) between counting and clicking
+            if not click_center(page, buttons.nth(rng.randrange(n)), vanish_ok=True):
+                return None
             client.wait_change(before)
             budget["actions"] = 0
             return panel[1:]
