@@ -76,17 +76,34 @@ def random_position(
     game: str, players: int, options: dict[str, Any], seed: int, steps: int
 ) -> State:
     """The state after up to `steps` random legal moves (a random seat among those that may
-    act), stopping before the move that would end the game."""
+    act), stopping before a move after which the game ends with no choice left to make (so
+    that `advance_to_decision` finds one)."""
     state = new_state(game, players, options, seed)
     rng = random.Random(seed * 7919 + steps)
     for _ in range(steps):
         seat = rng.choice(sorted(state.current_seats()))
         nxt = state.clone()
         nxt.apply(seat, rng.choice(state.legal_actions(seat)))
-        if nxt.is_over():
+        if not _choice_ahead(nxt):
             break
         state = nxt
     return state
+
+
+def _choice_ahead(state: State) -> bool:
+    """Whether some seat has a choice to make before the game ends (forced moves, one legal
+    action each, played on a copy)."""
+    if state.is_over():
+        return False
+    if any(len(state.legal_actions(s)) > 1 for s in state.current_seats()):
+        return True
+    state = state.clone()
+    while not any(len(state.legal_actions(s)) > 1 for s in state.current_seats()):
+        seat = min(state.current_seats())
+        state.apply(seat, state.legal_actions(seat)[0])
+        if state.is_over():
+            return False
+    return True
 
 
 def advance_to_decision(state: State, seed: int) -> State:
