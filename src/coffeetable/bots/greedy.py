@@ -150,10 +150,10 @@ class BeamCache:
         """What this cache knows of the positions before the turn's end, for a search of a
         later step of the same turn on another determinization: every step that ended the
         turn is unlisted again (to be played), and the evaluations of turn ends are
-        dropped. Sound for a game whose hidden cards are drawn only when a round starts and
-        whose evaluation reads none of them (Café): a turn's positions before its end, and
-        their evaluations, are then the same in every determinization, and a step that ends
-        it may start the next round and draw (ISMCTS, `CARRY`)."""
+        dropped. Sound for a game in which no step before a turn's end draws a hidden card,
+        and whose evaluation reads none of them (Café: cards are drawn when a round starts):
+        a turn's positions before its end, and their evaluations, are then the same in every
+        determinization, and only a step that ends it may draw (ISMCTS, `CARRY`)."""
         kept = BeamCache()
         kept.evaluations = {key: known for key, known in self.evaluations.items() if not known[1]}
         for key, listed in self.children.items():

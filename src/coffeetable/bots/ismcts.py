@@ -79,10 +79,11 @@ ROOT_SHARE = 0.9
 LAST_WIDEST = 768
 LAST_SHARE = 0.95
 NEXT_WIDTH = 2.0
-#: games whose hidden cards are drawn only when a round starts and whose evaluation reads
-#: none of them: there a decision's BeamCache, less what it knows of turn ends
-#: (`BeamCache.within_round`), is carried to the seat's next decision in the same turn, so
-#: its widening runs start with the positions the last decision's runs evaluated
+#: games searched by turn lookahead in which no step before a turn's end draws a hidden card
+#: and whose evaluation reads none of them (Café draws when a round starts): there a
+#: decision's BeamCache, less what it knows of turn ends (`BeamCache.within_round`), is
+#: carried to the seat's next decision in the same turn, so its widening runs start with the
+#: positions the last decision's runs evaluated
 CARRY = frozenset({"cafe"})
 PRIOR_VISITS = 4  # each arm starts as if visited this often with its own evaluation
 PRIOR_CAP = 48  # actions ranked by evaluation at a new node (the rest follow at random)
@@ -196,6 +197,7 @@ class IsmctsBot:
         # the wider runs below search the same root: what one run expanded and evaluated,
         # the next takes from the cache instead of doing it again
         # a later step of the turn the last decision searched: its cache, less turn ends
+        # (copied: the rest of it is freed here)
         carried = self.carried.pop(seat, None)
         reused = carried is not None and carried[0] == first.search_key()
         cache = carried[1].within_round() if carried is not None and reused else BeamCache()
