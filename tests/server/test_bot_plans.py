@@ -57,10 +57,15 @@ def test_the_search_cache_stays_in_the_worker_for_the_next_step() -> None:
     assert key not in bots._carried  # taken by that move
     bots._carried.clear()
     assert choose_move("cafe", after.to_json(), 0, "ismcts:12i", 3, plan) == again
-    # other seats' and tables' caches push the oldest out
+    # other tables' caches push the oldest out
+    keys = []
     for seed in (4002, 4003, 4004):
         other = find_game("cafe").new_initial_state(1, seed, {})
         while len(other.legal_actions(0)) < 2:
             other.apply(0, other.legal_actions(0)[0])
-        choose_move("cafe", other.to_json(), 0, "ismcts:12i", 3)
-    assert len(bots._carried) <= bots.CARRY_KEEP
+        move, plan = choose_move("cafe", other.to_json(), 0, "ismcts:12i", 3)
+        assert plan
+        other.apply(0, other.game.parse_action(move))
+        keys.append(("cafe", "ismcts:12i", 0, other.search_key()))
+    assert list(bots._carried) == keys[-bots.CARRY_KEEP :]
+    bots._carried.clear()
