@@ -3,8 +3,6 @@ each one (server.bots.choose_move; docs/bots.md, "What worked: the plan of the s
 
 from __future__ import annotations
 
-from coffeetable.core.registry import find_game
-from coffeetable.server import bots
 from coffeetable.server.bots import choose_move
 from tests.bots.test_bots import cafe_before_last_placement
 
@@ -37,35 +35,3 @@ def test_bots_without_plans_pass_none_on() -> None:
     state = cafe_before_last_placement(4000)
     move, plan = choose_move("cafe", state.to_json(), 0, "greedy", 3, ["deliver 1,1 > wh"])
     assert plan == [] and move in {a.notation() for a in state.legal_actions(0)}
-
-
-def test_the_search_cache_stays_in_the_worker_for_the_next_step() -> None:
-    """ISMCTS's cache of a Café turn (IsmctsBot.carried) waits in the worker process for the
-    seat's next step, keyed by the position that step starts from, and is used there; it
-    changes no move. The worker keeps at most CARRY_KEEP."""
-    bots._carried.clear()
-    state = find_game("cafe").new_initial_state(1, 4001, {})
-    while len(state.legal_actions(0)) < 2:
-        state.apply(0, state.legal_actions(0)[0])
-    move, plan = choose_move("cafe", state.to_json(), 0, "ismcts:12i", 3)
-    assert plan  # the turn goes on
-    after = state.clone()
-    after.apply(0, after.game.parse_action(move))
-    key = ("cafe", "ismcts:12i", 0, after.search_key())
-    assert list(bots._carried) == [key]
-    again = choose_move("cafe", after.to_json(), 0, "ismcts:12i", 3, plan)
-    assert key not in bots._carried  # taken by that move
-    bots._carried.clear()
-    assert choose_move("cafe", after.to_json(), 0, "ismcts:12i", 3, plan) == again
-    # other tables' caches push the oldest out
-    keys = []
-    for seed in (4002, 4003, 4004):
-        other = find_game("cafe").new_initial_state(1, seed, {})
-        while len(other.legal_actions(0)) < 2:
-            other.apply(0, other.legal_actions(0)[0])
-        move, plan = choose_move("cafe", other.to_json(), 0, "ismcts:12i", 3)
-        assert plan
-        other.apply(0, other.game.parse_action(move))
-        keys.append(("cafe", "ismcts:12i", 0, other.search_key()))
-    assert list(bots._carried) == keys[-bots.CARRY_KEEP :]
-    bots._carried.clear()

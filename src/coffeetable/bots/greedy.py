@@ -137,30 +137,13 @@ class BeamCache:
     the next search of that root: the steps each expanded position offers with the key of
     the position each leads to, and each reached position's evaluation and whether the turn
     is over there. Positions are known by `State.search_key()`, so the cache must not be
-    shared between determinizations, seats or turns as it is; `within_round` keeps what a
-    later step of the same turn may use on another determinization."""
+    shared between determinizations, seats or turns (ISMCTS keeps one per decision)."""
 
     __slots__ = ("children", "evaluations")
 
     def __init__(self) -> None:
         self.children: dict[Hashable, list[tuple[Action, Hashable | None]]] = {}
         self.evaluations: dict[Hashable, tuple[float, bool]] = {}
-
-    def within_round(self) -> BeamCache:
-        """What this cache knows of the positions before the turn's end, for a search of a
-        later step of the same turn on another determinization: every step that ended the
-        turn is unlisted again (to be played), and the evaluations of turn ends are
-        dropped. Sound for a game in which no step before a turn's end draws a hidden card,
-        and whose evaluation reads none of them (Café: cards are drawn when a round starts):
-        a turn's positions before its end, and their evaluations, are then the same in every
-        determinization, and only a step that ends it may draw (ISMCTS, `CARRY`)."""
-        kept = BeamCache()
-        kept.evaluations = {key: known for key, known in self.evaluations.items() if not known[1]}
-        for key, listed in self.children.items():
-            kept.children[key] = [
-                (action, child if child in kept.evaluations else None) for action, child in listed
-            ]
-        return kept
 
 
 def turn_over(state: State, seat: int, round_number: int) -> bool:

@@ -9,12 +9,10 @@ uses what its seat may not see (tests/bots check that). Clients never see that J
 from __future__ import annotations
 
 import asyncio
-import collections
 import concurrent.futures
 import contextlib
 import multiprocessing
-import threading
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from coffeetable.bots import make_bot
@@ -26,15 +24,6 @@ from coffeetable.core.registry import find_game
 ZOMBIE_BOT = "greedy"
 #: Bots a table may seat.
 SEAT_BOTS = ("random", "greedy", "ismcts:easy", "ismcts:medium", "ismcts:hard")
-#: Caches that ISMCTS carries from one step of a Café turn to the next (IsmctsBot.carried:
-#: they change no decision, only how soon its search reaches its width), kept by each worker
-#: process for the seat's next move, at most this many (tens of MB each after a 1 s search).
-#: A move that a worker without its cache chooses is searched afresh.
-CARRY_KEEP = 2
-_carried: collections.OrderedDict[tuple[str, str, int, Hashable], tuple[Hashable, Any]] = (
-    collections.OrderedDict()
-)
-_carried_lock = threading.Lock()  # a BotRunner in thread mode shares it between threads
 
 
 def choose_move(
@@ -44,8 +33,7 @@ def choose_move(
     rest of the turn the bot plans after it (notations; empty for a bot that keeps no
     plan). `plan` is what the seat's previous move gave: a bot is built anew for every
     move, so the plan travels with the table (ISMCTS searches it again as one of its
-    turns; one that no longer fits the position is dropped). The cache ISMCTS carries
-    within a Café turn stays in this worker process instead (CARRY_KEEP)."""
+    turns; one that no longer fits the position is dropped)."""
     game = find_game(game_name)
     state = game.state_from_json(position)
     player = make_bot(bot, seed)
@@ -54,19 +42,7 @@ def choose_move(
         # a plan this game cannot read is dropped: the bot searches afresh
         with contextlib.suppress(CoffeetableError):
             plans[seat] = tuple(game.parse_action(text) for text in plan)
-    carried = getattr(player, "carried", None)
-    if carried is not None:  # this worker's cache from the seat's last step, if it has it
-        with _carried_lock:
-            kept = _carried.pop((game_name, bot, seat, state.search_key()), None)
-        if kept is not None:
-            carried[seat] = kept
     action, _ = player.choose(state, seat)
-    if carried is not None and seat in carried:
-        key, cache = carried.pop(seat)
-        with _carried_lock:
-            _carried[(game_name, bot, seat, key)] = (key, cache)
-            while len(_carried) > CARRY_KEEP:
-                _carried.popitem(last=False)
     rest = plans.get(seat, ()) if plans is not None else ()
     return action.notation(), [step.notation() for step in rest]
 
