@@ -6,6 +6,7 @@ except in the time-budget test."""
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import random
@@ -527,6 +528,38 @@ TIME_LIMIT = 0.2
 #: how far past its budget a decision may run (docs/bots.md, "Time tolerance": the clock is
 #: read between iterations and before each state the root beam evaluates); we allow 0.15 s
 TIME_TOLERANCE = 0.15
+
+
+def test_ismcts_pauses_the_garbage_collector_while_it_searches() -> None:
+    """The cyclic collector is off during the search (its full collections walked the beam
+    cache's keys, docs/bots.md) and back as it was after, an error included."""
+    from coffeetable.bots import ismcts
+
+    seen: list[bool] = []
+    real = ismcts.best_turns
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    state = no_peek_state("cafe", 1, {}, 10)
+    seat = decision_seats(state)[0]
+    bot = make_bot("ismcts:6i", 1)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ismcts, "best_turns", spy)
+        assert gc.isenabled()
+        action, _ = bot.choose(state, seat)
+        assert seen and not any(seen) and gc.isenabled()
+        assert action in state.legal_actions(seat)
+        with pytest.raises(ValueError, match="no legal action"):
+            bot.choose(state, 1 - seat if state.num_players > 1 else seat + 1)
+        assert gc.isenabled()
+        gc.disable()  # a caller that had turned it off finds it off
+        try:
+            bot.choose(state, seat)
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
 
 
 def test_ismcts_keeps_to_a_time_budget() -> None:
