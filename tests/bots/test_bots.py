@@ -6,11 +6,13 @@ except in the time-budget test."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import math
 import random
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -94,17 +96,15 @@ def random_position(
 def _choice_ahead(state: State) -> bool:
     """Whether some seat has a choice to make before the game ends (forced moves, one legal
     action each, played on a copy)."""
-    if state.is_over():
-        return False
-    if any(len(state.legal_actions(s)) > 1 for s in state.current_seats()):
-        return True
-    state = state.clone()
-    while not any(len(state.legal_actions(s)) > 1 for s in state.current_seats()):
-        seat = min(state.current_seats())
-        state.apply(seat, state.legal_actions(seat)[0])
-        if state.is_over():
-            return False
-    return True
+    ahead = state
+    while not ahead.is_over():
+        if decision_seats(ahead):
+            return True
+        if ahead is state:  # the first forced move: from here on, on a copy
+            ahead = state.clone()
+        seat = min(ahead.current_seats())
+        ahead.apply(seat, ahead.legal_actions(seat)[0])
+    return False
 
 
 def advance_to_decision(state: State, seed: int) -> State:
@@ -552,7 +552,7 @@ def test_ismcts_pauses_the_garbage_collector_while_it_searches() -> None:
         assert seen and not any(seen) and gc.isenabled()
         assert action in state.legal_actions(seat)
         with pytest.raises(ValueError, match="no legal action"):
-            bot.choose(state, 1 - seat if state.num_players > 1 else seat + 1)
+            bot.choose(state, seat + 1)  # a solo game: no such seat
         assert gc.isenabled()
         gc.disable()  # a caller that had turned it off finds it off
         try:
@@ -800,6 +800,17 @@ def test_split_beam_judges_every_first_step_on_a_whole_turn() -> None:
     assert expanded > len(legal)
 
 
+@contextlib.contextmanager
+def counting_clock() -> Iterator[None]:
+    """The beam's clock (`greedy.time.perf_counter`) made to tick once a read: the beam reads
+    it once before each state, so a deadline of N cuts a search at an exact point, whatever
+    the machine's load."""
+    clock = iter(range(10**9))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(greedy.time, "perf_counter", lambda: float(next(clock)))
+        yield
+
+
 def test_split_beam_stops_at_its_deadline() -> None:
     """Out of time, the first steps not searched yet count as they stand after their step;
     the most promising are searched first."""
@@ -809,13 +820,10 @@ def test_split_beam_stops_at_its_deadline() -> None:
     turns, expanded = best_turns(state.clone(), seat, keep=12, split=SPLIT, deadline=0.0)
     assert expanded == len(legal) and {steps for _, steps in turns} == {(a,) for a in legal}
     _, whole = best_turns(state.clone(), seat, keep=12, split=SPLIT)
-    # a clock that ticks once a read (one read before each state) cuts the run at an exact
-    # point, a third of the way through the states that follow the first steps: a wall-clock
-    # third of this 30 ms search is at the mercy of the machine's load
+    # cut a third of the way through the states that follow the first steps (a wall-clock
+    # third of this 30 ms search is at the mercy of the machine's load)
     reads = (whole - len(legal)) // 3
-    with pytest.MonkeyPatch.context() as patch:
-        clock = iter(range(10**9))
-        patch.setattr(greedy.time, "perf_counter", lambda: float(next(clock)))
+    with counting_clock():
         turns, some = best_turns(state.clone(), seat, keep=12, split=SPLIT, deadline=reads)
     assert some == len(legal) + reads < whole
     assert {steps[0] for _, steps in turns} == set(legal)
@@ -845,11 +853,8 @@ def test_beam_stops_at_its_deadline() -> None:
     _, whole = best_turns(state.clone(), seat, width=96, expansions=10**6)
     # a deadline already passed: nothing is evaluated and no turn is found
     assert best_turns(state.clone(), seat, width=96, deadline=time.perf_counter()) == ([], 0)
-    # a deadline within the search: it stops there, with the best partial turns so far (a
-    # clock that ticks once a read, one read before each state, cuts at an exact point)
-    with pytest.MonkeyPatch.context() as patch:
-        clock = iter(range(10**9))
-        patch.setattr(greedy.time, "perf_counter", lambda: float(next(clock)))
+    # a deadline within the search: it stops there, with the best partial turns so far
+    with counting_clock():
         turns, some = best_turns(
             state.clone(), seat, width=96, keep=12, expansions=10**6, deadline=whole // 4
         )
@@ -905,10 +910,8 @@ def test_beam_cache_changes_no_result(
     # cut short after `reads` reads of the clock (one before each state), mid-way through
     # some position's steps: the next run must list that position's steps anew
     for reads in range(1, 60, 7):
-        clock = iter(range(10**9))
         cut = BeamCache()
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(greedy.time, "perf_counter", lambda c=clock: float(next(c)))
+        with counting_clock():
             best_turns(root, seat, width=24, keep=12, cache=cut, deadline=float(reads))
         assert best_turns(root, seat, width=24, keep=12, cache=cut) == plain
 
