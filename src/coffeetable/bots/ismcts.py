@@ -167,8 +167,8 @@ class IsmctsBot:
         """The action for `seat`, and the search's `info`. The cyclic garbage collector is
         paused while it searches (and resumed after, if it was running): the beam's cache
         keeps tens of thousands of positions' keys alive, and each full collection walked
-        them all, about a sixth of a 1 s decision in Café. The search's own garbage has no
-        cycles to speak of, and what has is collected once the collector runs again."""
+        them all, about a sixth of a 1 s decision in Café. A decision leaves no cyclic
+        garbage (docs/bots.md, "What worked: the garbage collector paused")."""
         paused = gc.isenabled()
         if paused:
             gc.disable()
