@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coffeetable.bots import (
@@ -30,7 +30,7 @@ from coffeetable.bots import (
     heuristics,
     make_bot,
 )
-from coffeetable.bots.greedy import STEP_COST, BeamCache, best_turns, turn_over
+from coffeetable.bots.greedy import STEP_COST, BeamCache, best_turns
 from coffeetable.bots.ismcts import (
     MACROS,
     PRIOR_VISITS,
@@ -706,37 +706,6 @@ def test_ismcts_searches_its_plan_again_at_the_next_step() -> None:
     assert [a.notation() for a in bot.plans[0]] == info["plan"][2:]
 
 
-@pytest.mark.parametrize("players", [1, 2])
-def test_ismcts_carries_its_cache_within_a_turn_and_decides_alike(players: int) -> None:
-    """Café (CARRY): a decision whose turn goes on leaves its BeamCache to the seat's next
-    one, which uses it from the position its step led to. That changes no decision: a bot
-    that forgets its cache before every decision plays the same moves with the same
-    searches. (Under an iteration budget, so that the searches can be compared.)"""
-    state = find_game("cafe").new_initial_state(players, 4001, {})
-    carrier, forgetter = make_bot("ismcts:12i", 5), make_bot("ismcts:12i", 5)
-    assert isinstance(carrier, IsmctsBot) and isinstance(forgetter, IsmctsBot)
-    carried = 0
-    while state.round_number() < 3:
-        seat = min(state.current_seats())
-        forgetter.carried.clear()
-        action, info = carrier.choose(state, seat)
-        other, other_info = forgetter.choose(state, seat)
-        assert action == other
-        if not info.get("forced"):
-            for key in ("plan", "top", "sweeps", "iterations", "root_width"):
-                assert info[key] == other_info[key], key
-            carried += info["carried"]
-            assert not other_info["carried"]
-        # the cache is kept for the next step of this seat's turn only
-        after = state.clone()
-        after.apply(seat, action)
-        if seat in carrier.carried:
-            assert carrier.carried[seat][0] == after.search_key() and info["plan"][1:]
-            assert not turn_over(after, seat, state.round_number())
-        state = after
-    assert carried > 3
-
-
 def test_a_plan_that_no_longer_fits_is_dropped() -> None:
     """A plan whose steps are not legal one after the other, or that does not end the turn,
     is not searched; the decision is the one a bot with no plan makes."""
@@ -945,52 +914,6 @@ def test_beam_cache_changes_no_result(
         with counting_clock():
             best_turns(root, seat, width=24, keep=12, cache=cut, deadline=float(reads))
         assert best_turns(root, seat, width=24, keep=12, cache=cut) == plain
-
-
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    config=st.sampled_from([CONFIGS[0], CONFIGS[1], CONFIGS[4], CONFIGS[5]]),
-    seed=st.integers(0, 10**6),
-    steps=st.integers(0, 60),
-)
-def test_cache_carried_to_a_later_step_changes_no_result(
-    config: tuple[str, int, dict[str, Any]], seed: int, steps: int
-) -> None:
-    """What the runs of one step learnt, made fit for a later step (`BeamCache.within_turn`),
-    gives the runs of a later step of the same turn, on another determinization, exactly
-    the turns and counts they find without it (ISMCTS's CARRY): a step that ends the turn
-    starts the next round, whose cards differ between the two."""
-    game, players, options = config
-    state = advance_to_decision(random_position(game, players, options, seed, steps), seed)
-    seat = decision_seats(state)[0]
-    root = state.resample_hidden(seat, random.Random(seed))
-    cache = BeamCache()
-    for width in (6, 12, 24):
-        best_turns(root, seat, width=width, keep=12, cache=cache)
-    # a step after which the turn goes on, as ISMCTS carries its cache only then
-    round_number = state.round_number()
-    goes_on = []
-    for action in root.search_actions(seat):
-        after = state.clone()
-        after.apply(seat, action)
-        if not turn_over(after, seat, round_number) and len(after.legal_actions(seat)) > 1:
-            goes_on.append(after)
-    assume(goes_on)
-    after = goes_on[seed % len(goes_on)]
-    later = after.resample_hidden(seat, random.Random(seed + 1))
-    ends = [key for _, _, key in cache.ends]
-    carried = cache.within_turn()
-    assert carried is cache and not carried.ends
-    # nothing of the turn's ends is kept: neither their evaluations nor the steps to them
-    assert not any(key in carried.evaluations for key in ends)
-    assert all(over is False for _, over in carried.evaluations.values())
-    ended = set(ends)
-    assert not any(key in ended for listed in carried.children.values() for _, key in listed)
-    for width in (6, 12, 24, 48):
-        plain = best_turns(later.clone(), seat, width=width, keep=12)
-        assert best_turns(later, seat, width=width, keep=12, cache=carried) == plain
-    # and a later step made fit again carries on alike (the ends it met were recorded)
-    assert all(over for _, _, key in carried.ends for over in [carried.evaluations[key][1]])
 
 
 # ==== make_bot ==============================================================================

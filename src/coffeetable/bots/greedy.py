@@ -97,8 +97,6 @@ def best_turns(
                     child_key = child.search_key()
                     listed[number] = (action, child_key)
                 if child_key in reached:  # reached already by these steps in another order
-                    if child is not None and cache is not None and cache.evaluations[child_key][1]:
-                        cache.ends.append((listed, number, child_key))  # listed just now
                     continue
                 reached.add(child_key)
                 known = cache.evaluations.get(child_key) if cache is not None else None
@@ -109,8 +107,6 @@ def best_turns(
                     known = (value(child, seat), turn_over(child, seat, round_number))
                     if cache is not None:
                         cache.evaluations[child_key] = known
-                if known[1] and child is not None and cache is not None:  # listed just now
-                    cache.ends.append((listed, number, child_key))
                 v = known[0] - STEP_COST * depth
                 seq = (*steps, action)
                 if known[1]:
@@ -141,32 +137,13 @@ class BeamCache:
     the next search of that root: the steps each expanded position offers with the key of
     the position each leads to, and each reached position's evaluation and whether the turn
     is over there. Positions are known by `State.search_key()`, so the cache must not be
-    shared between determinizations, seats or turns as it is; `within_turn` makes it fit a
-    later step of the same turn on another determinization."""
+    shared between determinizations, seats or turns (ISMCTS keeps one per decision)."""
 
-    __slots__ = ("children", "ends", "evaluations")
+    __slots__ = ("children", "evaluations")
 
     def __init__(self) -> None:
         self.children: dict[Hashable, list[tuple[Action, Hashable | None]]] = {}
         self.evaluations: dict[Hashable, tuple[float, bool]] = {}
-        #: where a step that ends the turn was listed: the list, the step's place in it and
-        #: the key of the position it led to (what `within_turn` forgets)
-        self.ends: list[tuple[list[tuple[Action, Hashable | None]], int, Hashable]] = []
-
-    def within_turn(self) -> BeamCache:
-        """This cache, made fit for a search of a later step of the same turn on another
-        determinization (in place, and returned): every step that ended the turn is
-        unlisted again (to be played there) and the evaluations of the turn's ends are
-        forgotten; the rest is kept as it is. Sound for a game in which no step before a
-        turn's end draws a hidden card and whose evaluation reads none (Café: cards are
-        drawn when a round starts): the positions of a turn before its end, their steps and
-        their evaluations are then the same in every determinization (ISMCTS, `CARRY`). It
-        costs a moment per end listed, not per position (the keys are not hashed again)."""
-        for listed, number, key in self.ends:
-            listed[number] = (listed[number][0], None)
-            self.evaluations.pop(key, None)
-        self.ends = []
-        return self
 
 
 def turn_over(state: State, seat: int, round_number: int) -> bool:

@@ -80,11 +80,6 @@ ROOT_SHARE = 0.9
 LAST_WIDEST = 768
 LAST_SHARE = 0.95
 NEXT_WIDTH = 2.0
-#: games whose hidden cards are drawn only when a round starts and whose evaluation reads
-#: none of them: there a decision's BeamCache, made fit for a later step of the turn
-#: (`BeamCache.within_turn`), is carried to the seat's next decision in the same turn, so
-#: its widening runs start with the positions the last decision's runs evaluated
-CARRY = frozenset({"cafe"})
 PRIOR_VISITS = 4  # each arm starts as if visited this often with its own evaluation
 PRIOR_CAP = 48  # actions ranked by evaluation at a new node (the rest follow at random)
 ROLLOUT_STEPS = 40
@@ -165,11 +160,6 @@ class IsmctsBot:
         #: builds a bot per decision (the server) carries it over: read it after `choose`,
         #: set it before the next one
         self.plans: dict[int, tuple[Action, ...]] = {}
-        #: games in CARRY: each seat's BeamCache from its last decision, if its turn goes on,
-        #: with the search key of the position that decision's step leads to. The next
-        #: decision uses it only from that position; carrying it changes no decision, only
-        #: how soon the root's runs reach their width
-        self.carried: dict[int, tuple[Hashable, BeamCache]] = {}
 
     def choose(
         self, state: State, seat: int, limit: Limit | None = None
@@ -213,11 +203,7 @@ class IsmctsBot:
         # if it could not start, the root's steps) are the arms, and no sweep follows
         # the wider runs below search the same root: what one run expanded and evaluated,
         # the next takes from the cache instead of doing it again
-        # a later step of the turn the last decision searched: its cache, made fit for it
-        carried = self.carried.pop(seat, None)
-        reused = carried is not None and carried[0] == first.search_key()
-        cache = carried[1].within_turn() if carried is not None and reused else BeamCache()
-        del carried
+        cache = BeamCache()
         turns, _ = best_turns(first, seat, keep=self.root_turns, deadline=deadline, cache=cache)
         if not turns:
             turns, _ = best_turns(first, seat, keep=self.root_turns, expansions=1, cache=cache)
@@ -301,13 +287,8 @@ class IsmctsBot:
             info["root_width"] = width
             info["last_turn"] = last_turn
             info["recalled"] = recalled
-            info["carried"] = reused
             if len(best.macro) > 1:
                 self.plans[seat] = best.macro[1:]
-                if state.game.info.name in CARRY:
-                    after = first.clone()
-                    after.apply_unchecked(seat, best.macro[0])
-                    self.carried[seat] = (after.search_key(), cache)
             return best.macro[0], info
         while (
             len(distinct_first) > 1
