@@ -28,6 +28,7 @@ from coffeetable.bots import (
     RandomBot,
     greedy,
     heuristics,
+    ismcts,
     make_bot,
 )
 from coffeetable.bots.greedy import STEP_COST, BeamCache, best_turns
@@ -38,6 +39,7 @@ from coffeetable.bots.ismcts import (
     SOLO_WIDEST,
     TURN_LOOKAHEAD,
     WIDEST,
+    _arm,
     _best_of_runs,
 )
 from coffeetable.core.errors import DataError
@@ -533,8 +535,6 @@ TIME_TOLERANCE = 0.15
 def test_ismcts_pauses_the_garbage_collector_while_it_searches() -> None:
     """The cyclic collector is off during the search (its full collections walked the beam
     cache's keys, docs/bots.md) and back as it was after, an error included."""
-    from coffeetable.bots import ismcts
-
     seen: list[bool] = []
     real = ismcts.best_turns
 
@@ -560,6 +560,52 @@ def test_ismcts_pauses_the_garbage_collector_while_it_searches() -> None:
             assert not gc.isenabled()
         finally:
             gc.enable()
+
+
+@pytest.mark.parametrize(
+    ("deadline", "played", "sweeps"),
+    [
+        (6.5, 6, 1),  # one sweep fits; the next would end at 12: not started
+        (12.5, 12, 2),
+        (4.5, 1, 0),  # after one arm, 1 + 4 arms' time > 4.5: given up at once
+        (5.5, 6, 0),  # 1 + 4 <= 5.5 goes on (an arm's slack); the last arm ends past it
+    ],
+)
+def test_a_sweep_that_cannot_complete_is_given_up_early(
+    deadline: float, played: int, sweeps: int
+) -> None:
+    """Café's sweeps count only when complete. On a clock that moves only while an arm's
+    lookahead plays (1 a turn), a sweep is given up as soon as its arms' mean time says it
+    cannot complete (all but one of the arms left would end past the deadline): the search
+    returns sooner with what it would have returned anyway."""
+    state = no_peek_state("cafe", 1, {}, 10)
+    seat = decision_seats(state)[0]
+    root = state.resample_hidden(seat, random.Random(1))
+    turns, _ = best_turns(root, seat, keep=12)
+    arms = []
+    for v, steps in turns[:6]:
+        end = root.clone()
+        for action in steps:
+            end.apply_unchecked(seat, action)
+        arms.append(_arm(seat, steps, v, end))
+    assert len(arms) == 6
+    now = [0.0]
+    calls = []
+
+    def lookahead(after: State, seat: int, width: int, deadline: float) -> int | None:
+        calls.append(after)
+        now[0] += 1.0
+        return None if now[0] >= deadline else 1
+
+    bot = make_bot("ismcts:hard", 1)
+    assert isinstance(bot, IsmctsBot)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ismcts, "_play_next_turns", lookahead)
+        patch.setattr(ismcts.time, "perf_counter", lambda: now[0])
+        best, info = bot._sweeps(state, seat, arms, deadline, 1 << 62, 0.0)
+    assert (len(calls), info["sweeps"]) == (played, sweeps)
+    if not sweeps:  # the arms' own evaluations decide, best first
+        assert best is arms[0]
 
 
 def test_ismcts_keeps_to_a_time_budget() -> None:

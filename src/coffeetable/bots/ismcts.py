@@ -364,8 +364,9 @@ class IsmctsBot:
         by the greedy beam (LOOKAHEAD_WIDTH), every seat's in the order they come, until the
         searching seat has played one more turn; that position is evaluated. All arms see the
         same cards in a sweep, so they are compared on equal luck (common random numbers).
-        Only complete sweeps count, and none is started that the last one's time says
-        cannot complete; the arm with the best mean wins, its own evaluation deciding
+        Only complete sweeps count: none is started that the last one's time says cannot
+        complete, and one is given up once the time its arms take says it cannot (the
+        decision returns sooner, and is the same); the arm with the best mean wins, its own evaluation deciding
         while no sweep has completed (`info["sweeps"]`). Solo, arms are ranked by the
         estimated score itself: its logistic (the reward) flattens the differences between
         good positions."""
@@ -394,6 +395,14 @@ class IsmctsBot:
                 iterations += 1
                 reward = rewards(after)[seat]
                 results.append((value(after, seat) if solo else reward, reward))
+                # a sweep that cannot complete in time is given up as soon as that is
+                # clear: at the mean time of its arms so far, all but one of the arms left
+                # would already end past the deadline
+                left = len(arms) - len(results)
+                if left > 1:
+                    now = time.perf_counter()
+                    if now + (left - 1) * (now - began) / len(results) > deadline:
+                        break
             if len(results) < len(arms):
                 break
             sweeps += 1
