@@ -566,7 +566,7 @@ def test_ismcts_pauses_the_garbage_collector_while_it_searches() -> None:
     ("deadline", "played", "sweeps"),
     [
         (6.5, 6, 1),  # one sweep fits; the next would end at 12: not started
-        (12.5, 12, 2),
+        (12.5, 12, 2),  # two fit
         (4.5, 1, 0),  # after one arm, 1 + 4 arms' time > 4.5: given up at once
         (5.5, 6, 0),  # 1 + 4 <= 5.5 goes on (an arm's slack); the last arm ends past it
     ],

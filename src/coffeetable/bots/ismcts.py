@@ -366,10 +366,10 @@ class IsmctsBot:
         same cards in a sweep, so they are compared on equal luck (common random numbers).
         Only complete sweeps count: none is started that the last one's time says cannot
         complete, and one is given up once the time its arms take says it cannot (the
-        decision returns sooner, and is the same); the arm with the best mean wins, its own evaluation deciding
-        while no sweep has completed (`info["sweeps"]`). Solo, arms are ranked by the
-        estimated score itself: its logistic (the reward) flattens the differences between
-        good positions."""
+        decision returns sooner, and is the same); the arm with the best mean wins, its own
+        evaluation deciding while no sweep has completed (`info["sweeps"]`). Solo, arms are
+        ranked by the estimated score itself: its logistic (the reward) flattens the
+        differences between good positions."""
         rng = self.rng
         solo = state.num_players == 1
         sums = [0.0] * len(arms)
