@@ -41,6 +41,7 @@ from coffeetable.bots.ismcts import (
     WIDEST,
     _arm,
     _best_of_runs,
+    _widen,
 )
 from coffeetable.core.errors import DataError
 from coffeetable.core.game import ScoreBreakdown, State
@@ -914,6 +915,98 @@ def test_beam_stops_at_its_deadline() -> None:
     elapsed = time.perf_counter() - start
     assert all(steps[0] in legal for _, steps in turns)
     assert elapsed <= 0.01 + TIME_TOLERANCE, elapsed
+
+
+def _over(state: State, seat: int, steps: tuple[Any, ...]) -> bool:
+    """Whether `seat`'s turn is over after `steps` from `state`."""
+    end = state.clone()
+    round_number = end.round_number()
+    for step in steps:
+        end.apply(seat, step)
+    return end.is_over() or end.round_number() != round_number or seat not in end.current_seats()
+
+
+def test_a_cut_beam_can_keep_only_its_complete_turns() -> None:
+    """With `partial=False`, a run the deadline cuts short returns only the complete turns
+    it found, each valued as a whole run values it, so that ISMCTS can count them beside
+    other runs' turns (docs/bots.md, "The time no sweep used"); a run not cut is as before."""
+    state = no_peek_state("cafe", 1, {}, 10)
+    seat = decision_seats(state)[0]
+    whole = best_turns(state.clone(), seat, width=96, keep=12, expansions=10**6)
+    assert best_turns(state.clone(), seat, width=96, keep=12, expansions=10**6, partial=False) == (
+        whole
+    )
+    found_partial = kept = 0
+    for reads in range(whole[1] // 8, whole[1], whole[1] // 8):
+        with counting_clock():
+            cut = best_turns(
+                state.clone(), seat, width=96, keep=12, expansions=10**6, deadline=reads
+            )
+        with counting_clock():
+            complete = best_turns(
+                state.clone(),
+                seat,
+                width=96,
+                keep=12,
+                expansions=10**6,
+                deadline=reads,
+                partial=False,
+            )
+        assert complete[1] == cut[1] == reads  # the same search, cut at the same state
+        for v, steps in complete[0]:
+            end = _turn_is_complete(state, seat, steps)
+            assert v == pytest.approx(heuristics.value(end, seat) - STEP_COST * (len(steps) - 1))
+        # a first step whose best turn in the cut run is complete keeps that turn (others
+        # keep their best complete turn, if any, in place of the partial one)
+        done = [(v, steps) for v, steps in cut[0] if _over(state, seat, steps)]
+        assert all(turn in complete[0] for turn in done)
+        assert [v for v, _ in complete[0]] == sorted((v for v, _ in complete[0]), reverse=True)
+        found_partial += len(cut[0]) - len(done)
+        kept += len(complete[0])
+    assert found_partial and kept  # the flag made a difference, and left something
+
+
+def test_the_root_widens_in_parts_and_keeps_a_cut_runs_complete_turns() -> None:
+    """`ismcts._widen` (Café's root beam run again twice as wide in the time): with the time
+    the last run took, a run starts only if twice that fits; without it, while there is
+    time, and a run cut short adds its complete turns."""
+    state = no_peek_state("cafe", 1, {}, 10)
+    seat = decision_seats(state)[0]
+    root = state.resample_hidden(seat, random.Random(1))
+    runs = [best_turns(root, seat, keep=ROOT_TURNS)[0]]
+    with counting_clock():  # 2 x 10**9 reads do not fit before 10**6
+        assert _widen(root, seat, ROOT_TURNS, runs, 12, 96, 10**6, BeamCache(), 1e9) == (12, 0)
+    assert len(runs) == 1
+    with counting_clock():  # a width of 24 takes some thousands of reads, 48 more
+        width, cut = _widen(root, seat, ROOT_TURNS, runs, 12, 96, 3000, BeamCache(), None)
+    assert 12 <= width < 96 and cut == 2 * width and len(runs) == 1 + width // 24 + 1
+    for turns in runs[1:]:
+        for _, steps in turns:
+            _turn_is_complete(state, seat, steps)
+    # without a cut the widest run is reached
+    runs = runs[:1]
+    assert _widen(root, seat, ROOT_TURNS, runs, 12, 48, math.inf, BeamCache(), None) == (48, 0)
+    assert len(runs) == 3
+
+
+def test_the_time_no_sweep_used_widens_the_root() -> None:
+    """When no sweep completes, the arms' own evaluations decide, and the time left goes to
+    the root beam, widened on in 95 % of the budget (docs/bots.md, "The time no sweep
+    used"); before, the decision returned with that time unused."""
+    state = no_peek_state("cafe", 1, {}, 10)
+    seat = decision_seats(state)[0]
+    with pytest.MonkeyPatch.context() as patch:  # no sweep can complete
+        patch.setattr(ismcts, "_play_next_turns", lambda *args: None)
+        start = time.perf_counter()
+        action, info = make_bot("ismcts:hard", 3).choose(state, seat)
+        elapsed = time.perf_counter() - start
+    assert info["sweeps"] == 0 and elapsed <= 1.0 + TIME_TOLERANCE
+    if info["root_width"] < SOLO_WIDEST:  # a run was going when the time ran out
+        assert info["cut_width"] == 2 * info["root_width"] and elapsed >= 0.95, (info, elapsed)
+    # the best evaluation decides, a complete turn
+    evaluations = [arm["evaluation"] for arm in info["top"]]
+    assert evaluations[0] == max(evaluations) and action.notation() == info["plan"][0]
+    _turn_is_complete(state, seat, tuple(state.game.parse_action(a) for a in info["plan"]))
 
 
 def test_beam_stops_at_its_expansion_budget() -> None:

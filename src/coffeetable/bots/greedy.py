@@ -36,6 +36,7 @@ def best_turns(
     deadline: float = math.inf,
     split: int = 0,
     cache: BeamCache | None = None,
+    partial: bool = True,
 ) -> tuple[list[tuple[float, tuple[Action, ...]]], int]:
     """The best complete turn of `seat` for each of the `keep` best first steps, found by
     the beam search from `root` (a state the caller may search: a determinization), best
@@ -52,7 +53,13 @@ def best_turns(
 
     With `cache`, searches of the same root share what they have expanded and evaluated
     (BeamCache): a wider beam run after a narrower one redoes none of its work, and finds
-    exactly the turns it would find without it."""
+    exactly the turns it would find without it.
+
+    With `partial=False`, a run that the deadline cuts short returns only the complete turns
+    it has found (perhaps none): each is as exact as a whole run's, so they can count beside
+    other runs' turns, where a partial turn, judged half-way, would not compare. A run that
+    the expansion budget or MAX_DEPTH ends returns its best partial turns still. Not with
+    `split`."""
     if split:
         firsts = root.search_actions(seat)
         if 1 < len(firsts) <= split:
@@ -117,7 +124,8 @@ def best_turns(
                 beam.extend(frontier[index:])
                 break
         depth += 1
-    if beam:  # the budget ran out mid-turn: the best partial turns count too
+    if beam and (partial or not late):
+        # the budget ran out mid-turn: the best partial turns count too
         done.extend((v, seq) for v, seq, *_ in beam if seq)
     done.sort(key=lambda item: item[0], reverse=True)
     # the best turn for each first step (only the first step is played; the rest is a plan)

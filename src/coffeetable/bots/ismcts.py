@@ -5,7 +5,7 @@ with whole turns from the greedy beam as the root's arms. docs/bots.md has the f
   first steps; those that end in different positions become arms (macro actions), each with
   a prior of PRIOR_VISITS visits worth its own evaluation. Arms are chosen by UCB1. In Café
   under a time budget the beam is first run again wider while the budget allows, and each
-  first step keeps its best turn of any run.
+  first step keeps its best turn of any run (of a run cut short, of its complete turns).
 - Each iteration draws a determinization (`state.resample_hidden(seat, rng)`: the hidden
   cards redrawn from those the seat has not seen), plays the chosen arm's whole turn, then
   descends one tree shared by all determinizations, keyed by actions, in which every node is
@@ -23,7 +23,8 @@ with whole turns from the greedy beam as the root's arms. docs/bots.md has the f
 - Café is searched by turn lookahead instead of the tree (`_sweeps`): each sweep draws one
   determinization and plays every arm, then the following turns by the greedy beam until
   the searching seat has played one more turn, and evaluates that; the best mean over the
-  complete sweeps wins. In Café the step tree reached too little past the arm to help. In
+  complete sweeps wins; with none complete, the time left widens the root beam on and its
+  best turn is played. In Café the step tree reached too little past the arm to help. In
   the seat's last turn of the game (every arm ends it) no sweep is played: the arms' final
   scores decide, and the root beam has the budget to widen further. There the rest of the
   turn the last decision chose (`plans`) is an arm of the next one, so a line found a step
@@ -62,9 +63,9 @@ WIDENING = 1.0  # a node with n visits considers its 1 + sqrt(n) best-ranked act
 MACROS = 6  # root arms: the best complete turns of the greedy beam
 ROOT_TURNS = 12  # turns asked of the beam (which then keeps 12 partial turns a depth)
 #: Café under a time budget: the root beam is run again twice as wide (24, 48, ...) up to
-#: WIDEST, each run stopped at ROOT_SHARE of the budget (a run so cut is dropped), and a run
-#: is started only if the time left for it is at least NEXT_WIDTH times the last run's (a
-#: width takes 1.2-4 times as long as the one before, mostly 2-3). Greedy solo on 40 deals:
+#: WIDEST, each run stopped at ROOT_SHARE of the budget (a run so cut adds the complete
+#: turns it found), and a run is started only if the time left for it is at least NEXT_WIDTH
+#: times the last run's (a width takes 1.2-4 times as long as the one before, mostly 2-3). Greedy solo on 40 deals:
 #: width 6 22.0, 24 25.4, 48 26.15. 2-player Café against greedy, the same 120 games: 71 %
 #: won, by 4.0 points a game, where the width-12 root had 65 % by 2.5 (docs/bots.md)
 WIDEN = frozenset({"cafe"})
@@ -78,7 +79,9 @@ ROOT_SHARE = 0.9
 #: the seat's last turn of the game (every turn the root beam finds ends it): no sweep can
 #: tell the arms apart better than their final scores, so the root beam widens further
 LAST_WIDEST = 768
-LAST_SHARE = 0.95
+#: where no sweep decides (the last turn, or none completed), the root beam widens on in
+#: this share of the budget, each width started while there is time (the rest is margin)
+ALONE_SHARE = 0.95
 NEXT_WIDTH = 2.0
 PRIOR_VISITS = 4  # each arm starts as if visited this often with its own evaluation
 PRIOR_CAP = 48  # actions ranked by evaluation at a new node (the rest follow at random)
@@ -208,7 +211,7 @@ class IsmctsBot:
         if not turns:
             turns, _ = best_turns(first, seat, keep=self.root_turns, expansions=1, cache=cache)
         # the partial turns that beam kept a depth (it keeps at least `keep`)
-        width = base = max(WIDTH, self.root_turns)
+        width = max(WIDTH, self.root_turns)
         # the seat's last turn of the game: what its turn ends in is the final score, so
         # the root's best turn is all a search can find; no sweep is played, and the root
         # beam gets the budget to widen further
@@ -217,64 +220,30 @@ class IsmctsBot:
             and bool(turns)
             and all(_ends_game(first, seat, steps) for _, steps in turns)
         )
+        runs = [turns]
+        cut = 0  # the width of a run cut short, whose complete turns count
+        widest = WIDEST
         if state.game.info.name in WIDEN and limit.time is not None:
-            # a wider beam finds better turns; widen while the budget allows. A run that the
-            # deadline cuts short is dropped. Every complete run's turns count: a wider beam
-            # can drop a line that a narrower one kept (a partial turn crowded out by
-            # better-looking ones), so each first step keeps its best turn of any run
-            if last_turn:
-                widest, share = LAST_WIDEST, LAST_SHARE
+            # a wider beam finds better turns; widen while the budget allows. Every run's
+            # turns count: a wider beam can drop a line that a narrower one kept (a partial
+            # turn crowded out by better-looking ones), so each first step keeps its best
+            # turn of any run. A run the time cuts short adds its complete turns
+            if last_turn:  # no sweep to leave time for: every width is tried in the time
+                widest = LAST_WIDEST
+                until = start + ALONE_SHARE * limit.time
+                width, cut = _widen(
+                    first, seat, self.root_turns, runs, width, widest, until, cache, None
+                )
             else:
                 widest = SOLO_WIDEST if state.num_players == 1 else WIDEST
-                share = ROOT_SHARE
-            widen_by = start + share * limit.time
-            last = time.perf_counter() - start
-            runs = [turns]
-            while width < widest and time.perf_counter() + NEXT_WIDTH * last < widen_by:
-                began = time.perf_counter()
-                wider, _ = best_turns(
-                    first,
-                    seat,
-                    width=2 * width,
-                    keep=self.root_turns,
-                    expansions=MAX_EXPANSIONS * 2 * width // base,
-                    deadline=widen_by,
-                    cache=cache,
+                until = start + ROOT_SHARE * limit.time
+                last = time.perf_counter() - start
+                width, cut = _widen(
+                    first, seat, self.root_turns, runs, width, widest, until, cache, last
                 )
-                if time.perf_counter() >= widen_by:
-                    break
-                runs.append(wider)
-                width = 2 * width
-                last = time.perf_counter() - began
             turns = _best_of_runs(runs, self.root_turns)
-        # the beam keeps one of the turns that end in the same position (two pours in
-        # either order), so each arm is a different position and the budget goes to
-        # turns that differ
-        arms: list[_Node] = []
-        ends: set[Hashable] = set()
-        for v, steps in turns:
-            after = first.clone()
-            for action in steps:
-                after.apply_unchecked(seat, action)
-            end = after.search_key()
-            if end in ends:  # two runs' turns from different first steps end alike
-                continue
-            ends.add(end)
-            arms.append(_arm(seat, steps, v, after))
-            if len(arms) == self.macros:
-                break
         lookahead = state.game.info.name in TURN_LOOKAHEAD
-        # only in the last turn, where the plan is judged by its exact final score: before
-        # it, a seventh arm made every sweep a sixth dearer (docs/bots.md)
-        recalled = False
-        if plan and lookahead and last_turn:
-            found = _recall(first, seat, plan)
-            if found is not None and found[1].search_key() not in ends:
-                arms.append(_arm(seat, plan, *found))
-                recalled = True
-                # the arms stay in the order of their evaluations (the last turn, and a
-                # search with no complete sweep, take the first)
-                arms.sort(key=lambda a: a.prior, reverse=True)
+        arms, recalled = self._root_arms(first, seat, turns, plan, lookahead and last_turn)
         iterations = 0
         depth_sum = 0
         distinct_first = {arm.macro[0] for arm in arms}
@@ -284,7 +253,20 @@ class IsmctsBot:
                 info["sweeps"] = 0
             else:
                 best, info = self._sweeps(state, seat, arms, deadline, max_iterations, start)
+                if not info["sweeps"] and limit.time is not None and width < widest:
+                    # no sweep completed: the arms' own evaluations decide, and the time
+                    # left widens the root beam on (docs/bots.md, "The time no sweep used")
+                    until = start + ALONE_SHARE * limit.time
+                    width, cut = _widen(
+                        first, seat, self.root_turns, runs, width, widest, until, cache, None
+                    )
+                    turns = _best_of_runs(runs, self.root_turns)
+                    arms, recalled = self._root_arms(first, seat, turns, plan, False)
+                    played = info["iterations"]
+                    best, info = _answer(arms, played, round(info["mean_depth"] * played), start)
+                    info["sweeps"] = 0
             info["root_width"] = width
+            info["cut_width"] = cut
             info["last_turn"] = last_turn
             info["recalled"] = recalled
             if len(best.macro) > 1:
@@ -350,6 +332,45 @@ class IsmctsBot:
         info["root_width"] = width
         return best.macro[0], info
 
+    def _root_arms(
+        self,
+        first: State,
+        seat: int,
+        turns: list[tuple[float, tuple[Action, ...]]],
+        plan: tuple[Action, ...],
+        recall: bool,
+    ) -> tuple[list[_Node], bool]:
+        """The root's arms: the turns (best first) that end in different positions, at
+        most `macros` of them; with `recall`, the plan of the step before too, if it still
+        is a turn that ends elsewhere. Whether it was added."""
+        # the beam keeps one of the turns that end in the same position (two pours in
+        # either order), so each arm is a different position and the budget goes to
+        # turns that differ
+        arms: list[_Node] = []
+        ends: set[Hashable] = set()
+        for v, steps in turns:
+            after = first.clone()
+            for action in steps:
+                after.apply_unchecked(seat, action)
+            end = after.search_key()
+            if end in ends:  # two runs' turns from different first steps end alike
+                continue
+            ends.add(end)
+            arms.append(_arm(seat, steps, v, after))
+            if len(arms) == self.macros:
+                break
+        # only in the last turn, where the plan is judged by its exact final score: before
+        # it, a seventh arm made every sweep a sixth dearer (docs/bots.md)
+        if plan and recall:
+            found = _recall(first, seat, plan)
+            if found is not None and found[1].search_key() not in ends:
+                arms.append(_arm(seat, plan, *found))
+                # the arms stay in the order of their evaluations (the last turn, and a
+                # search with no complete sweep, take the first)
+                arms.sort(key=lambda a: a.prior, reverse=True)
+                return arms, True
+        return arms, False
+
     def _sweeps(
         self,
         state: State,
@@ -365,9 +386,10 @@ class IsmctsBot:
         searching seat has played one more turn; that position is evaluated. All arms see the
         same cards in a sweep, so they are compared on equal luck (common random numbers).
         Only complete sweeps count: none is started that the last one's time says cannot
-        complete, and one is given up once the time its arms take says it cannot (the
-        decision returns sooner, and is the same); the arm with the best mean wins, its own
-        evaluation deciding while no sweep has completed (`info["sweeps"]`). Solo, arms are
+        complete, and one is given up once the time its arms take says it cannot (the time
+        left goes to the caller, which widens the root beam on if no sweep completed); the
+        arm with the best mean wins, its own evaluation deciding while no sweep has
+        completed (`info["sweeps"]`). Solo, arms are
         ranked by the estimated score itself: its logistic (the reward) flattens the
         differences between good positions."""
         rng = self.rng
@@ -472,6 +494,47 @@ def _best_of_runs(
             order += 1
     ranked = sorted(best.values(), key=lambda item: (-item[0], item[1]))
     return [(v, steps) for v, _, steps in ranked[:keep]]
+
+
+def _widen(
+    first: State,
+    seat: int,
+    keep: int,
+    runs: list[list[tuple[float, tuple[Action, ...]]]],
+    width: int,
+    widest: int,
+    until: float,
+    cache: BeamCache,
+    last: float | None,
+) -> tuple[int, int]:
+    """Run the root beam again twice as wide (Café under a time budget), and again, up to
+    `widest`, adding each run's turns to `runs`; every run stops at `until`. With `last`
+    (the seconds the run before took), a run starts only if NEXT_WIDTH times the last run's
+    time fits before `until` (leaving the rest to the sweeps); without, whenever there is
+    time. A run cut short adds the complete turns it found, which are exact. The width of
+    the widest complete run, and of the run cut short (0 if none)."""
+    base = max(WIDTH, keep)
+    while width < widest:
+        began = time.perf_counter()
+        if began >= until or (last is not None and began + NEXT_WIDTH * last >= until):
+            break
+        wider, _ = best_turns(
+            first,
+            seat,
+            width=2 * width,
+            keep=keep,
+            expansions=MAX_EXPANSIONS * 2 * width // base,
+            deadline=until,
+            cache=cache,
+            partial=False,
+        )
+        runs.append(wider)
+        if time.perf_counter() >= until:
+            return width, 2 * width
+        width *= 2
+        if last is not None:
+            last = time.perf_counter() - began
+    return width, 0
 
 
 def _play_next_turns(state: State, seat: int, width: int, deadline: float) -> int | None:
