@@ -31,7 +31,7 @@ from coffeetable.bots import (
     ismcts,
     make_bot,
 )
-from coffeetable.bots.greedy import STEP_COST, BeamCache, best_turns
+from coffeetable.bots.greedy import STEP_COST, BeamCache, best_turns, turn_over
 from coffeetable.bots.ismcts import (
     MACROS,
     PRIOR_VISITS,
@@ -923,7 +923,7 @@ def _over(state: State, seat: int, steps: tuple[Any, ...]) -> bool:
     round_number = end.round_number()
     for step in steps:
         end.apply(seat, step)
-    return end.is_over() or end.round_number() != round_number or seat not in end.current_seats()
+    return turn_over(end, seat, round_number)
 
 
 def test_a_cut_beam_can_keep_only_its_complete_turns() -> None:

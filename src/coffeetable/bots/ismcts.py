@@ -64,9 +64,9 @@ MACROS = 6  # root arms: the best complete turns of the greedy beam
 ROOT_TURNS = 12  # turns asked of the beam (which then keeps 12 partial turns a depth)
 #: Café under a time budget: the root beam is run again twice as wide (24, 48, ...) up to
 #: WIDEST, each run stopped at ROOT_SHARE of the budget (a run so cut adds the complete
-#: turns it found), and a run is started only if the time left for it is at least NEXT_WIDTH
-#: times the last run's (a width takes 1.2-4 times as long as the one before, mostly 2-3). Greedy solo on 40 deals:
-#: width 6 22.0, 24 25.4, 48 26.15. 2-player Café against greedy, the same 120 games: 71 %
+#: turns it found), and a run is started only if the time left for it is at least
+#: NEXT_WIDTH times the last run's (a width takes 1.2-4 times as long as the one before,
+#: mostly 2-3). Greedy solo on 40 deals: width 6 22.0, 24 25.4, 48 26.15. 2-player Café against greedy, the same 120 games: 71 %
 #: won, by 4.0 points a game, where the width-12 root had 65 % by 2.5 (docs/bots.md)
 WIDEN = frozenset({"cafe"})
 WIDEST = 96
@@ -257,14 +257,17 @@ class IsmctsBot:
                     # no sweep completed: the arms' own evaluations decide, and the time
                     # left widens the root beam on (docs/bots.md, "The time no sweep used")
                     until = start + ALONE_SHARE * limit.time
+                    ran = len(runs)
                     width, cut = _widen(
                         first, seat, self.root_turns, runs, width, widest, until, cache, None
                     )
-                    turns = _best_of_runs(runs, self.root_turns)
-                    arms, recalled = self._root_arms(first, seat, turns, plan, False)
-                    played = info["iterations"]
-                    best, info = _answer(arms, played, round(info["mean_depth"] * played), start)
-                    info["sweeps"] = 0
+                    if len(runs) > ran:  # the arms are those of every run, the new ones too
+                        turns = _best_of_runs(runs, self.root_turns)
+                        arms, recalled = self._root_arms(first, seat, turns, plan, False)
+                        played = info["iterations"]
+                        depths = round(info["mean_depth"] * played)
+                        best, info = _answer(arms, played, depths, start)
+                        info["sweeps"] = 0
             info["root_width"] = width
             info["cut_width"] = cut
             info["last_turn"] = last_turn
@@ -389,9 +392,8 @@ class IsmctsBot:
         complete, and one is given up once the time its arms take says it cannot (the time
         left goes to the caller, which widens the root beam on if no sweep completed); the
         arm with the best mean wins, its own evaluation deciding while no sweep has
-        completed (`info["sweeps"]`). Solo, arms are
-        ranked by the estimated score itself: its logistic (the reward) flattens the
-        differences between good positions."""
+        completed (`info["sweeps"]`). Solo, arms are ranked by the estimated score itself:
+        its logistic (the reward) flattens the differences between good positions."""
         rng = self.rng
         solo = state.num_players == 1
         sums = [0.0] * len(arms)
