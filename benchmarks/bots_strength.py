@@ -202,12 +202,19 @@ def band(score: int) -> int:
     return 0
 
 
+def _solo_tally(out: list[dict[str, Any]]) -> str:
+    """The last game's score and the mean so far (the games come in deal order), so that a
+    long run that is stopped can still be paired deal by deal with another."""
+    scores = [r["scores"][0] for r in out]
+    return f"game {len(scores)} scored {scores[-1]}, mean {statistics.fmean(scores):.2f}"
+
+
 def solo(args: argparse.Namespace) -> None:
     results: dict[str, list[int]] = {}
     for spec in args.bots.split(","):
         start = time.perf_counter()
         jobs = [("cafe", [spec], args.seed + g, {}) for g in range(args.games)]
-        out = _run(jobs, args.workers)
+        out = _run(jobs, args.workers, _solo_tally)
         scores = [r["scores"][0] for r in out]
         results[spec] = scores
         if args.out:  # a line a game, to pair two runs on the same deals
