@@ -34,6 +34,7 @@ from coffeetable.bots import (
 from coffeetable.bots.greedy import STEP_COST, BeamCache, best_turns, turn_over
 from coffeetable.bots.ismcts import (
     MACROS,
+    PRIOR_SWEEPS,
     PRIOR_VISITS,
     ROOT_TURNS,
     SOLO_WIDEST,
@@ -607,6 +608,58 @@ def test_a_sweep_that_cannot_complete_is_given_up_early(
     assert (len(calls), info["sweeps"]) == (played, sweeps)
     if not sweeps:  # the arms' own evaluations decide, best first
         assert best is arms[0]
+
+
+@pytest.mark.parametrize(
+    ("deadline", "sweeps", "chosen"),
+    [
+        (6.5, 1, 0),  # one sweep: 20 + 2 x 10 against 21 + 2 x 9; the evaluation tips it
+        (24.5, 4, 1),  # four sweeps, each 1 better for arm 1: 80 + 20 against 84 + 18
+    ],
+)
+def test_solo_sweeps_count_the_arms_own_evaluations(
+    deadline: float, sweeps: int, chosen: int
+) -> None:
+    """Solo, an arm's own evaluation counts as PRIOR_SWEEPS sweeps beside its lookahead
+    (docs/bots.md, "The arm's own evaluation counts in the sweeps"): one sweep a point
+    better does not overrule an evaluation a point worse, four do. On a clock that moves
+    only while an arm's lookahead plays, arm 1's lookahead ends 1 better than arm 0's in
+    every sweep, while arm 0's own evaluation is 1 better."""
+    assert PRIOR_SWEEPS == 2
+    state = no_peek_state("cafe", 1, {}, 10)
+    seat = decision_seats(state)[0]
+    root = state.resample_hidden(seat, random.Random(1))
+    turns, _ = best_turns(root, seat, keep=12)
+    arms = []
+    for v, steps in turns[:6]:
+        end = root.clone()
+        for action in steps:
+            end.apply_unchecked(seat, action)
+        arms.append(_arm(seat, steps, v, end))
+    assert len(arms) == 6
+    for arm, prior in zip(arms, (10.0, 9.0, 0.0, 0.0, 0.0, 0.0), strict=True):
+        arm.prior = prior
+    ends = [20.0, 21.0, 15.0, 15.0, 15.0, 15.0]
+    now = [0.0]
+    played: list[int] = []
+
+    def lookahead(after: State, seat: int, width: int, deadline: float) -> int | None:
+        now[0] += 1.0
+        return 1
+
+    def evaluate(after: State, seat: int) -> float:
+        played.append(len(played) % len(arms))
+        return ends[played[-1]]
+
+    bot = make_bot("ismcts:hard", 1)
+    assert isinstance(bot, IsmctsBot)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ismcts, "_play_next_turns", lookahead)
+        patch.setattr(ismcts, "value", evaluate)
+        patch.setattr(ismcts.time, "perf_counter", lambda: now[0])
+        best, info = bot._sweeps(state, seat, arms, deadline, 1 << 62, 0.0)
+    assert info["sweeps"] == sweeps and len(played) == 6 * sweeps
+    assert best is arms[chosen]
 
 
 def test_ismcts_keeps_to_a_time_budget() -> None:

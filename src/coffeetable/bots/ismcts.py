@@ -23,7 +23,8 @@ with whole turns from the greedy beam as the root's arms. docs/bots.md has the f
 - Café is searched by turn lookahead instead of the tree (`_sweeps`): each sweep draws one
   determinization and plays every arm, then the following turns by the greedy beam until
   the searching seat has played one more turn, and evaluates that; the best mean over the
-  complete sweeps wins; with none complete, the time left widens the root beam on and its
+  complete sweeps wins (solo, an arm's own evaluation counts as PRIOR_SWEEPS sweeps of
+  it); with none complete, the time left widens the root beam on and its
   best turn is played. In Café the step tree reached too little past the arm to help. In
   the seat's last turn of the game (every arm ends it) no sweep is played: the arms' final
   scores decide, and the root beam has the budget to widen further. There the rest of the
@@ -89,6 +90,11 @@ ROLLOUT_STEPS = 40
 #: games searched by turn lookahead (ISMCTS._sweeps) instead of the step tree below the arms
 TURN_LOOKAHEAD = frozenset({"cafe"})
 LOOKAHEAD_WIDTH = 3  # the beam's width for the turns played after an arm
+#: solo, an arm's own evaluation (the beam's, of the position its turn ends in) counts as
+#: this many sweeps beside the sweeps' lookahead: one sweep is a single deal of the cards
+#: to come, and alone it chose worse than the evaluation it overruled (docs/bots.md, "The
+#: arm's own evaluation counts in the sweeps")
+PRIOR_SWEEPS = 2
 MAX_LOOKAHEAD_TURNS = 16  # turns played after an arm, at most (4 seats' picks and turns)
 
 
@@ -393,7 +399,8 @@ class IsmctsBot:
         left goes to the caller, which widens the root beam on if no sweep completed); the
         arm with the best mean wins, its own evaluation deciding while no sweep has
         completed (`info["sweeps"]`). Solo, arms are ranked by the estimated score itself:
-        its logistic (the reward) flattens the differences between good positions."""
+        its logistic (the reward) flattens the differences between good positions; and
+        each arm's own evaluation counts as PRIOR_SWEEPS sweeps beside them."""
         rng = self.rng
         solo = state.num_players == 1
         sums = [0.0] * len(arms)
@@ -437,6 +444,8 @@ class IsmctsBot:
         if sweeps:
             for i, arm in enumerate(arms):
                 arm.visits, arm.total = sweeps, rewards_sum[i]
+                if solo:  # the arm's own evaluation counts as PRIOR_SWEEPS sweeps
+                    sums[i] += PRIOR_SWEEPS * arm.prior
             order = sorted(range(len(arms)), key=lambda i: (sums[i], -i), reverse=True)
         else:  # not one sweep in the budget: the arms' own evaluations decide
             order = list(range(len(arms)))
