@@ -564,6 +564,22 @@ def test_ismcts_pauses_the_garbage_collector_while_it_searches() -> None:
             gc.enable()
 
 
+def _six_solo_arms() -> tuple[State, int, list[Any]]:
+    """A solo Café position to move in, and the root arms of its 6 best turns."""
+    state = no_peek_state("cafe", 1, {}, 10)
+    seat = decision_seats(state)[0]
+    root = state.resample_hidden(seat, random.Random(1))
+    turns, _ = best_turns(root, seat, keep=12)
+    arms = []
+    for v, steps in turns[:6]:
+        end = root.clone()
+        for action in steps:
+            end.apply_unchecked(seat, action)
+        arms.append(_arm(seat, steps, v, end))
+    assert len(arms) == 6
+    return state, seat, arms
+
+
 @pytest.mark.parametrize(
     ("deadline", "played", "sweeps"),
     [
@@ -580,17 +596,7 @@ def test_a_sweep_that_cannot_complete_is_given_up_early(
     lookahead plays (1 a turn), a sweep is given up as soon as its arms' mean time says it
     cannot complete (all but one of the arms left would end past the deadline): the search
     returns sooner with what it would have returned anyway."""
-    state = no_peek_state("cafe", 1, {}, 10)
-    seat = decision_seats(state)[0]
-    root = state.resample_hidden(seat, random.Random(1))
-    turns, _ = best_turns(root, seat, keep=12)
-    arms = []
-    for v, steps in turns[:6]:
-        end = root.clone()
-        for action in steps:
-            end.apply_unchecked(seat, action)
-        arms.append(_arm(seat, steps, v, end))
-    assert len(arms) == 6
+    state, seat, arms = _six_solo_arms()
     now = [0.0]
     calls = []
 
@@ -626,17 +632,7 @@ def test_solo_sweeps_count_the_arms_own_evaluations(
     only while an arm's lookahead plays, arm 1's lookahead ends 1 better than arm 0's in
     every sweep, while arm 0's own evaluation is 1 better."""
     assert PRIOR_SWEEPS == 2
-    state = no_peek_state("cafe", 1, {}, 10)
-    seat = decision_seats(state)[0]
-    root = state.resample_hidden(seat, random.Random(1))
-    turns, _ = best_turns(root, seat, keep=12)
-    arms = []
-    for v, steps in turns[:6]:
-        end = root.clone()
-        for action in steps:
-            end.apply_unchecked(seat, action)
-        arms.append(_arm(seat, steps, v, end))
-    assert len(arms) == 6
+    state, seat, arms = _six_solo_arms()
     for arm, prior in zip(arms, (10.0, 9.0, 0.0, 0.0, 0.0, 0.0), strict=True):
         arm.prior = prior
     ends = [20.0, 21.0, 15.0, 15.0, 15.0, 15.0]
