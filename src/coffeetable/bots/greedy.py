@@ -12,6 +12,7 @@ given the bot's seed.
 from __future__ import annotations
 
 import math
+import operator
 import random
 import time
 from collections.abc import Hashable
@@ -25,6 +26,7 @@ MAX_DEPTH = 40
 WIDTH = 6
 MAX_EXPANSIONS = 10000  # states evaluated per decision, at most
 STEP_COST = 0.001  # between equal outcomes, prefer the shorter turn (no pointless steps)
+_EVALUATION = operator.itemgetter(0)  # a partial turn's evaluation, by which the beam ranks
 
 
 def best_turns(
@@ -77,7 +79,7 @@ def best_turns(
     timed = deadline != math.inf
     late = False
     while beam and depth < MAX_DEPTH and expanded < expansions and not late:
-        frontier = sorted(beam, key=lambda item: item[0], reverse=True)[: max(width, keep)]
+        frontier = sorted(beam, key=_EVALUATION, reverse=True)[: max(width, keep)]
         beam = []
         for index, (_, steps, s, key, parent) in enumerate(frontier):
             if s is None:  # known from the cache so far: rebuilt now that it is expanded
@@ -103,9 +105,10 @@ def best_turns(
                     child.apply_unchecked(seat, action)
                     child_key = child.search_key()
                     listed[number] = (action, child_key)
-                if child_key in reached:  # reached already by these steps in another order
-                    continue
+                before = len(reached)  # one hash of the key, where `in` and `add` take two
                 reached.add(child_key)
+                if len(reached) == before:  # reached already by these steps in another order
+                    continue
                 known = cache.evaluations.get(child_key) if cache is not None else None
                 if known is None:
                     if child is None:  # a transposition in the run that listed it

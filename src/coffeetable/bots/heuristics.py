@@ -49,6 +49,9 @@ CAFE_MISSING_COLOUR = 0.3  # per colour with no cube in the warehouse
 # any share from 0 to 0.6 played alike; none at all once no card is to come)
 CAFE_BLOCKED = 0.3
 _BEAN, _DRY, _ROAST = CellKind.BEAN, CellKind.DRY, CellKind.ROAST
+_SUPPLY, _BONUS, _CAKE = CellKind.SUPPLY, CellKind.BONUS, CellKind.CAKE
+_SHIP, _ESPRESSO = CellKind.SHIP, CellKind.ESPRESSO
+_ACT, _DONE, _WAIT = Stage.ACT, Stage.DONE, Stage.WAIT
 _FIRST = operator.itemgetter(0)
 
 
@@ -135,8 +138,9 @@ def _cafe_area_value(state: CafeState, player: PlayerState, card_placed: bool = 
     """`cafe_value` of a seat with no card in hand, from its player state (`card_placed`: the
     seat's card of this round was just placed, in a trial of where to put it). This runs for
     every state a search looks at, so it is written for speed: one pass over the cubes, the
-    area's cell counts cached until its next placement (the sums are made in the same order
-    as the plain reading of the estimate, so every value is the same to the last bit)."""
+    area's cells by kind cached until its next placement, the four colours written out
+    instead of looped over (the sums are made in the same order as the plain reading of the
+    estimate, so every value is the same to the last bit)."""
     area = player.area
     top = area.top
     # cubes per colour on the pipeline's cells, and the dry cells that hold cubes
@@ -166,13 +170,13 @@ def _cafe_area_value(state: CafeState, player: PlayerState, card_placed: bool = 
     # cell first; bean cubes a Dry per colour before that. Cubes that cannot get through in
     # time are worth less (each stage shares what is left after the later stages).
     stage = player.stage
-    acting = stage is Stage.ACT
+    acting = stage is _ACT
     # this round's action points: those left while acting, none once the seat has ended
     # its turn (unspent points are lost), a full round's before it has begun acting. In
     # 2-4 player games the seats that finish first are evaluated here, before the round
     # ends: counting their unspent points as still to come made ending early look free
     # and, in the last round, kept cubes in the pipeline instead of delivering them
-    this_round = player.ap if acting else 0 if stage is Stage.DONE else ap
+    this_round = player.ap if acting else 0 if stage is _DONE else ap
     available = this_round + ap * future
     # an open Deliver takes more roast cells at no further cost
     delivering = acting and (
@@ -190,68 +194,88 @@ def _cafe_area_value(state: CafeState, player: PlayerState, card_placed: bool = 
     # Without this the last round's placement covered the last dry cell of an area full
     # of bean cubes, and in 2-player games areas were left that way for rounds
     blocked = 1.0
-    no_dry = not area.cells_of(CellKind.DRY)
-    if no_dry or not area.cells_of(CellKind.ROAST):
+    kinds = area.kinds()
+    no_dry = _DRY not in kinds
+    if no_dry or _ROAST not in kinds:
         # this round's card is still to come only to a seat that has not drafted yet
-        blocked = CAFE_BLOCKED if future or (stage is Stage.WAIT and not card_placed) else 0.0
+        blocked = CAFE_BLOCKED if future or (stage is _WAIT and not card_placed) else 0.0
         bean_in_time *= blocked
         if not no_dry:  # the dry cubes are stuck only without a roast cell
             dry_in_time *= blocked
     # cubes expected to come out of the pipeline, per colour
     b_share, d_share, r_share = CAFE_STAGE
     expected = [
-        b_share * bean[c] * bean_in_time
-        + d_share * dry[c] * dry_in_time
-        + r_share * roast[c] * roast_in_time
-        for c in range(4)
+        b_share * b * bean_in_time + d_share * d * dry_in_time + r_share * r * roast_in_time
+        for b, d, r in zip(bean, dry, roast, strict=True)
     ]
     if rare:
-        for kind in (CellKind.SUPPLY, CellKind.BONUS):
+        for kind in (_SUPPLY, _BONUS):
             counts = rare.get(kind)
             if counts is not None:
                 for colour, n in enumerate(counts):
                     expected[colour] += b_share * n
-    for colour, n in enumerate(player.pending_fill):
-        if n:
-            expected[colour] += b_share * n
+    fill = player.pending_fill
+    if any(fill):
+        for colour, n in enumerate(fill):
+            if n:
+                expected[colour] += b_share * n
     if future:
         # a full cycle (produce, dry, roast, deliver) takes about 4 actions
         cycles = min(1.0, ap / 4)
         step = CAFE_CUBES_PER_CELL_ROUND * future * cycles * blocked
-        for colour, cells in enumerate(area.cell_colours(CellKind.BEAN)):
+        for colour, cells in enumerate(area.cell_colours(_BEAN)):
             for _ in range(cells):  # one cell at a time, as the plain sum adds them
                 expected[colour] += step
     # shops under way take the cubes they need first: the most VP per missing cube first
     shops_now = 0
-    under_way: list[tuple[float, int, list[int], int]] = []
+    under_way: list[tuple[float, int, tuple[int, int, int, int], int]] = []
     for shop in area.shops:
         if shop.available:
             spec = shop.spec
-            if shop.cubes == spec.requires:
+            need, have = spec.requires, shop.cubes
+            if have == need:
                 shops_now += spec.vp
             else:
-                missing = [r - c for r, c in zip(spec.requires, shop.cubes, strict=True)]
+                missing = (
+                    need[0] - have[0],
+                    need[1] - have[1],
+                    need[2] - have[2],
+                    need[3] - have[3],
+                )
                 total = missing[0] + missing[1] + missing[2] + missing[3]
                 under_way.append((-spec.vp / max(1, total), spec.vp, missing, total))
     shops_potential = 0.0
-    spare = expected[:]
+    spare = expected
     if len(under_way) > 1:
         under_way.sort(key=_FIRST)  # stable: equal ratios keep the area's order
-    for _, vp, missing, total in under_way:
+    for _, vp, (m0, m1, m2, m3), total in under_way:
         if not total:
             continue
-        taken = [min(missing[c], spare[c]) for c in range(4)]
-        share = (taken[0] + taken[1] + taken[2] + taken[3]) / total
+        s0, s1, s2, s3 = spare
+        # each colour: the cubes the shop takes of those to spare (the fewer of the two)
+        t0, t1, t2, t3 = (
+            (m0 if m0 < s0 else s0),
+            (m1 if m1 < s1 else s1),
+            (m2 if m2 < s2 else s2),
+            (m3 if m3 < s3 else s3),
+        )
+        share = (t0 + t1 + t2 + t3) / total
         shops_potential += vp * share * share
-        for c in range(4):
-            spare[c] -= taken[c] * share
-    warehouse, _ = state._final_warehouse(player, rare)
-    levels = sorted([w + spare[c] for c, w in enumerate(warehouse)])
+        spare = [s0 - t0 * share, s1 - t1 * share, s2 - t2 * share, s3 - t3 * share]
+    # the warehouse as it scores: bid cubes on ships and espresso cubes count in it
+    if _SHIP in rare or _ESPRESSO in rare:
+        warehouse, _ = state._final_warehouse(player, rare)
+    else:
+        warehouse = player.warehouse
+    s0, s1, s2, s3 = spare
+    w0, w1, w2, w3 = warehouse
+    levels = sorted((w0 + s0, w1 + s1, w2 + s2, w3 + s3))
     warehouse_potential = 2 * levels[0] + levels[1] + 0.1 * (levels[2] + levels[3])
     # a colour missing from the warehouse is a risk the smooth estimate understates: the
     # lowest colour scores double, and cup cards are paid from the warehouse
     warehouse_potential -= CAFE_MISSING_COLOUR * warehouse.count(0)
-    value = cake_bonus(area) + shops_now + shops_potential + warehouse_potential
+    cakes = cake_bonus(area) if _CAKE in kinds else 0
+    value = cakes + shops_now + shops_potential + warehouse_potential
     value += CAFE_AP_PER_ROUND * ap * future * blocked
     return value
 

@@ -91,6 +91,13 @@ def check_invariants(state, *, seats: bool = True) -> dict:
             if colour and colour in COLOURS:
                 counts = coloured.setdefault(CellKind[kind_name.upper()], [0, 0, 0, 0])
                 counts[COLOURS.index(colour)] += 1
+        # the visible cells of each kind present (cached by the area between placements,
+        # read by the bots' evaluation)
+        placed: dict[CellKind, list[tuple[int, int]]] = {}
+        for cell in seat["area"]["cells"]:  # in row-major order
+            kind = CellKind[cell["cell"].split("-")[0].upper()]
+            placed.setdefault(kind, []).append((cell["at"][0], cell["at"][1]))
+        assert player.area.kinds() == placed
         for kind in CellKind:
             assert player.area.cubes_on_kind(kind) == shown.get(kind, [0, 0, 0, 0]), kind
             assert list(player.area.cell_colours(kind)) == coloured.get(kind, [0] * 4), kind

@@ -336,6 +336,14 @@ class BusinessArea:
             self._kinds = kinds
         return self._kinds.get(kind, [])
 
+    def kinds(self) -> dict[CellKind, list[Pos]]:
+        """The visible cells of each kind present, in row-major order (`cells_of` of every
+        kind at once; cached until the next placement: do not change it)."""
+        if self._kinds is None:
+            self.cells_of(CellKind.BEAN)
+            assert self._kinds is not None
+        return self._kinds
+
     def cell_colours(self, kind: CellKind) -> tuple[int, int, int, int]:
         """How many visible cells of one kind show each colour (cached until the next
         placement; cells without a colour are not counted)."""

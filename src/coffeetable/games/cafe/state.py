@@ -987,7 +987,7 @@ def _player_key(p: PlayerState) -> Hashable:
         tuple(p.warehouse),
         area.layout(),
         frozenset(area.cubes.items()),
-        tuple((shop.cubes, shop.available) for shop in area.shops),
+        tuple([(shop.cubes, shop.available) for shop in area.shops]),
     )
 
 
