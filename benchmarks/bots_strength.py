@@ -210,7 +210,20 @@ def _solo_tally(out: list[dict[str, Any]]) -> str:
     return f"game {len(scores)} scored {scores[-1]}, mean {statistics.fmean(scores):.2f}"
 
 
+def _gauge() -> str:
+    """How much search fits in this machine's time, now: the seconds for ISMCTS's widening
+    runs of the root beam (widths 12 to 384, no time limit) on 4 fixed Café solo positions.
+    A time-budgeted bot plays better where this is smaller (the same code scored about 2
+    points more solo on a machine that ran the tests twice as fast, docs/bots.md), so the
+    figures of a run are only comparable with those of a run of a like gauge."""
+    times = [_ladder(state, SOLO_WIDEST, cached=True) for state in _positions("cafe", 1, 4, 1000)]
+    return f"speed gauge: root beam 12 to {SOLO_WIDEST} on 4 solo positions, median " + (
+        f"{statistics.median(times):.3f} s (min {min(times):.3f}, max {max(times):.3f})"
+    )
+
+
 def solo(args: argparse.Namespace) -> None:
+    print(_gauge(), flush=True)
     results: dict[str, list[int]] = {}
     for spec in args.bots.split(","):
         start = time.perf_counter()
@@ -265,6 +278,7 @@ def solo(args: argparse.Namespace) -> None:
 
 
 def h2h(args: argparse.Namespace) -> None:
+    print(_gauge(), flush=True)
     jobs = []
     same = args.a == args.b  # a bot against itself: a deal a game (the seats are the point)
     for g in range(args.games):
