@@ -49,7 +49,7 @@ CAFE_MISSING_COLOUR = 0.3  # per colour with no cube in the warehouse
 # any share from 0 to 0.6 played alike; none at all once no card is to come)
 CAFE_BLOCKED = 0.3
 _BEAN, _DRY, _ROAST = CellKind.BEAN, CellKind.DRY, CellKind.ROAST
-_SUPPLY, _BONUS, _CAKE = CellKind.SUPPLY, CellKind.BONUS, CellKind.CAKE
+_SUPPLY, _BONUS = CellKind.SUPPLY, CellKind.BONUS
 _SHIP, _ESPRESSO = CellKind.SHIP, CellKind.ESPRESSO
 _ACT, _DONE, _WAIT = Stage.ACT, Stage.DONE, Stage.WAIT
 _FIRST = operator.itemgetter(0)
@@ -274,8 +274,7 @@ def _cafe_area_value(state: CafeState, player: PlayerState, card_placed: bool = 
     # a colour missing from the warehouse is a risk the smooth estimate understates: the
     # lowest colour scores double, and cup cards are paid from the warehouse
     warehouse_potential -= CAFE_MISSING_COLOUR * warehouse.count(0)
-    cakes = cake_bonus(area) if _CAKE in kinds else 0
-    value = cakes + shops_now + shops_potential + warehouse_potential
+    value = cake_bonus(area) + shops_now + shops_potential + warehouse_potential
     value += CAFE_AP_PER_ROUND * ap * future * blocked
     return value
 

@@ -329,19 +329,19 @@ class BusinessArea:
     # --- queries --------------------------------------------------------------------------
     def cells_of(self, kind: CellKind) -> list[Pos]:
         """Visible cells of one kind, in row-major order (cached until the next placement)."""
-        if self._kinds is None:
-            kinds: dict[CellKind, list[Pos]] = {}
-            for pos in sorted(self.top):
-                kinds.setdefault(self.top[pos].kind, []).append(pos)
-            self._kinds = kinds
-        return self._kinds.get(kind, [])
+        kinds = self._kinds
+        if kinds is None:
+            kinds = self.kinds()
+        return kinds.get(kind, [])
 
     def kinds(self) -> dict[CellKind, list[Pos]]:
         """The visible cells of each kind present, in row-major order (`cells_of` of every
         kind at once; cached until the next placement: do not change it)."""
         if self._kinds is None:
-            self.cells_of(CellKind.BEAN)
-            assert self._kinds is not None
+            kinds: dict[CellKind, list[Pos]] = {}
+            for pos in sorted(self.top):
+                kinds.setdefault(self.top[pos].kind, []).append(pos)
+            self._kinds = kinds
         return self._kinds
 
     def cell_colours(self, kind: CellKind) -> tuple[int, int, int, int]:
