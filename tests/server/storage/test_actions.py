@@ -25,6 +25,7 @@ async def test_append_and_list(storage: SqlStorage, clock: FakeClock) -> None:
         clock.advance(seconds=3)
         action = await storage.append_action("t1", version, seat, notation)
         assert action == StoredAction("t1", version + 1, seat, notation, clock.now)
+        assert action.table_revision == version + 1  # every change moves the revision on
         stored.append(action)
     assert await storage.list_actions("t1") == stored
     table = await storage.get_table("t1")

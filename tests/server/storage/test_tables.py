@@ -180,3 +180,34 @@ async def test_timestamps_are_utc(storage: SqlStorage, clock: FakeClock) -> None
     table = await make_table(storage)
     assert table.created_at == clock.now
     assert table.created_at.utcoffset() == timedelta(0)
+
+
+async def test_every_change_moves_the_revision_and_update_can_compare_and_swap(
+    storage: SqlStorage,
+) -> None:
+    from coffeetable.server.storage import StaleRevisionError
+
+    table = await make_table(storage)
+    assert table.revision == 0
+    joined = await storage.update_table("t1", seats=[Seat("human", user_id=None), table.seats[1]])
+    assert joined.revision == 1
+    moved = await storage.append_action("t1", 0, 0, "take P1")
+    assert moved.table_revision == 2
+    # a change based on revision 1 lost the race: nothing changes
+    with pytest.raises(StaleRevisionError, match="at revision 2, not 1"):
+        await storage.update_table("t1", expected_revision=1, status="aborted")
+    after = await storage.get_table("t1")
+    assert after is not None and after.status == "open" and after.revision == 2
+    running = await storage.update_table("t1", expected_revision=2, status="running")
+    assert running.revision == 3 and running.status == "running"
+    undone = await storage.remove_last_action("t1", 1)
+    assert undone.table_revision == 4
+    with pytest.raises(NotFoundError):
+        await storage.update_table("nope", expected_revision=0, status="aborted")
+    assert await storage.table_revisions(["t1", "nope"]) == {"t1": 4}
+    assert await storage.running_table_ids() == ["t1"]
+    loaded = await storage.load_table("t1")
+    assert loaded is not None
+    loaded_table, loaded_actions = loaded
+    assert loaded_table.revision == 4 and loaded_table.version == 2 and loaded_actions == []
+    assert await storage.load_table("nope") is None

@@ -21,6 +21,7 @@ from coffeetable.server.storage.errors import (
     DatabaseURLError,
     DuplicateNameError,
     NotFoundError,
+    StaleRevisionError,
     StaleVersionError,
     StorageError,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "Seat",
     "SeatKind",
     "SqlStorage",
+    "StaleRevisionError",
     "StaleVersionError",
     "Storage",
     "StorageError",

@@ -97,8 +97,26 @@ class Storage(Protocol):
 
     async def get_table(self, table_id: str) -> GameTable | None: ...
 
-    async def update_table(self, table_id: str, **changes: Unpack[TableChanges]) -> GameTable:
-        """Change some fields; return the table as it is now. `NotFoundError`."""
+    async def update_table(
+        self,
+        table_id: str,
+        expected_revision: int | None = None,
+        **changes: Unpack[TableChanges],
+    ) -> GameTable:
+        """Change some fields; return the table as it is now. Any change moves the table's
+        `revision` on by one. With `expected_revision`, only if the table is still at that
+        revision (a compare-and-swap: `StaleRevisionError` otherwise, and nothing changes).
+        `NotFoundError`."""
+
+    async def table_revisions(self, table_ids: Iterable[str]) -> dict[str, int]:
+        """The current revision of each of these tables that exists."""
+
+    async def load_table(self, table_id: str) -> tuple[GameTable, list[StoredAction]] | None:
+        """The table and its actions as of one revision (consistent with each other), or
+        None for an unknown table."""
+
+    async def running_table_ids(self, limit: int = 100_000) -> list[str]:
+        """The ids of the running tables (public and private), in id order."""
 
     async def list_tables(
         self,
@@ -122,7 +140,8 @@ class Storage(Protocol):
         """Store action number `expected_version + 1` and bump the table's version, only if
         the table is still at `expected_version`; otherwise `StaleVersionError` and
         nothing changes. `changes` (e.g. status "finished" and the result, when this action
-        ends the game) are applied to the table in the same transaction."""
+        ends the game) are applied to the table in the same transaction. The returned
+        action's `table_revision` is the table's revision after it."""
 
     async def list_actions(self, table_id: str) -> list[StoredAction]:
         """The table's actions in order (empty for an unknown table)."""

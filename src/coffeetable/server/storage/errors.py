@@ -45,3 +45,18 @@ class StaleVersionError(StorageError):
         self.table_id = table_id
         self.expected = expected
         self.actual = actual
+
+
+class StaleRevisionError(StaleVersionError):
+    """A change to a table was based on an old revision of it: something else changed it
+    first (another node, another request)."""
+
+    def __init__(self, table_id: str, expected: int, actual: int) -> None:
+        StorageError.__init__(
+            self,
+            f"table {table_id!r} is at revision {actual}, not {expected}: it changed just "
+            "before; reload the table and try again",
+        )
+        self.table_id = table_id
+        self.expected = expected
+        self.actual = actual

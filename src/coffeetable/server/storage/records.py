@@ -5,7 +5,7 @@ Every datetime is timezone-aware UTC.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, TypeAlias, get_args
 
@@ -81,6 +81,9 @@ class GameTable:
     started_at: datetime | None
     finished_at: datetime | None
     result: JSONObject | None
+    #: counts every change of the table (moves, undos, seats, status, clock): one order of
+    #: all its changes, which every node of a site applies in turn (docs/server-storage.md)
+    revision: int = 0
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,9 @@ class StoredAction:
     seat: int
     notation: str
     created_at: datetime
+    #: the table's revision after this change, as returned by `append_action` and
+    #: `remove_last_action` (None in `list_actions`)
+    table_revision: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

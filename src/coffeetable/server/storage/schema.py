@@ -106,6 +106,9 @@ game_tables = sa.Table(
     sa.Column("invite_token", sa.Text, nullable=True),
     sa.Column("status", sa.Text, nullable=False),
     sa.Column("version", sa.Integer, nullable=False),
+    # every change of the row (a move, an undo, a seat, the status...): the order in which the
+    # nodes of a site apply a table's changes (server/bus.py), and update_table's compare-and-swap
+    sa.Column("revision", sa.Integer, nullable=False, server_default="0"),
     sa.Column(
         "created_by", sa.Integer, sa.ForeignKey("users.id", ondelete="SET NULL"), nullable=True
     ),

@@ -8,6 +8,7 @@ way.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import contextlib
 import functools
 import math
@@ -31,6 +32,7 @@ from coffeetable.server.storage.errors import (
     AlreadyExistsError,
     DuplicateNameError,
     NotFoundError,
+    StaleRevisionError,
     StaleVersionError,
     StorageError,
 )
@@ -294,18 +296,66 @@ class SqlStorage:
             ).first()
         return None if row is None else _table(row)
 
-    async def update_table(self, table_id: str, **changes: Unpack[TableChanges]) -> GameTable:
+    async def update_table(
+        self,
+        table_id: str,
+        expected_revision: int | None = None,
+        **changes: Unpack[TableChanges],
+    ) -> GameTable:
         values = _table_values(changes)
         where = game_tables.c.id == table_id
+        if expected_revision is not None:
+            where = where & (game_tables.c.revision == expected_revision)
         async with self._write() as conn:
             if values:
+                values["revision"] = game_tables.c.revision + 1
                 update = sa.update(game_tables).where(where).values(values)
                 row = (await conn.execute(update.returning(*game_tables.c))).first()
             else:
                 row = (await conn.execute(sa.select(game_tables).where(where))).first()
             if row is None:
-                raise NotFoundError(f"there is no table {table_id!r}")
+                actual = await conn.scalar(
+                    sa.select(game_tables.c.revision).where(game_tables.c.id == table_id)
+                )
+                if actual is None:
+                    raise NotFoundError(f"there is no table {table_id!r}")
+                assert expected_revision is not None
+                raise StaleRevisionError(table_id, expected_revision, actual)
         return _table(row)
+
+    async def table_revisions(self, table_ids: Iterable[str]) -> dict[str, int]:
+        wanted = list(table_ids)
+        out: dict[str, int] = {}
+        for start in range(0, len(wanted), 500):
+            query = sa.select(game_tables.c.id, game_tables.c.revision).where(
+                game_tables.c.id.in_(wanted[start : start + 500])
+            )
+            async with self._read() as conn:
+                out.update({row.id: row.revision for row in (await conn.execute(query)).all()})
+        return out
+
+    async def load_table(self, table_id: str) -> tuple[GameTable, list[StoredAction]] | None:
+        # three reads, checked: the revision only grows, so an unchanged revision around
+        # the actions' read means the table and its actions belong together
+        for _ in range(100):
+            table = await self.get_table(table_id)
+            if table is None:
+                return None
+            moves = await self.list_actions(table_id)
+            after = await self.table_revisions([table_id])
+            if after.get(table_id) == table.revision:
+                return table, moves
+        raise StorageError(f"table {table_id!r} keeps changing; try again")
+
+    async def running_table_ids(self, limit: int = 100_000) -> list[str]:
+        query = (
+            sa.select(game_tables.c.id)
+            .where(game_tables.c.status == "running")
+            .order_by(game_tables.c.id)
+            .limit(limit)
+        )
+        async with self._read() as conn:
+            return [row.id for row in (await conn.execute(query)).all()]
 
     async def list_tables(
         self,
@@ -366,13 +416,14 @@ class SqlStorage:
                 driver = (await conn.get_raw_connection()).driver_connection
                 assert driver is not None
                 try:
-                    status = await driver.execute(sql, *arguments)  # "INSERT 0 <rows>"
+                    # the table's new revision; None when the compare-and-swap failed
+                    revision = await driver.fetchval(sql, *arguments)
                 except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
                     # what SQLAlchemy would do: a broken connection leaves the pool
                     if not isinstance(exc, asyncpg.PostgresError) or driver.is_closed():
                         await conn.invalidate()
                     raise StorageError(f"database error: {type(exc).__name__}: {exc}") from exc
-                if status.rsplit(" ", 1)[-1] != "1":
+                if revision is None:
                     await _raise_stale(conn, table_id, expected_version)
         else:
             async with self._write() as conn:
@@ -384,12 +435,16 @@ class SqlStorage:
                     if (await conn.execute(bump, params)).rowcount != 1:
                         await _raise_stale(conn, table_id, expected_version)
                     await conn.execute(insert, params)
+                revision = await conn.scalar(
+                    sa.select(game_tables.c.revision).where(game_tables.c.id == table_id)
+                )
         return StoredAction(
             table_id=table_id,
             version=params["a_version"],
             seat=seat,
             notation=notation,
             created_at=params["a_now"].astimezone(UTC),
+            table_revision=revision,
         )
 
     async def list_actions(self, table_id: str) -> list[StoredAction]:
@@ -404,7 +459,12 @@ class SqlStorage:
         bump = (
             sa.update(game_tables)
             .where(game_tables.c.id == table_id, game_tables.c.version == expected_version)
-            .values(version=expected_version + 1, **_table_values(changes or {}))
+            .values(
+                version=expected_version + 1,
+                revision=game_tables.c.revision + 1,
+                **_table_values(changes or {}),
+            )
+            .returning(game_tables.c.revision)
         )
         last = (
             sa.select(actions)
@@ -414,7 +474,8 @@ class SqlStorage:
         )
         async with self._write() as conn:
             # the same compare-and-swap as append_action: the version moves on (never back)
-            if (await conn.execute(bump)).rowcount != 1:
+            revision = (await conn.execute(bump)).scalar()
+            if revision is None:
                 actual = await conn.scalar(
                     sa.select(game_tables.c.version).where(game_tables.c.id == table_id)
                 )
@@ -429,7 +490,7 @@ class SqlStorage:
                     actions.c.table_id == table_id, actions.c.version == row.version
                 )
             )
-        return _action(row)
+        return dataclasses.replace(_action(row), table_revision=revision)
 
     # --- ratings ------------------------------------------------------------------------
     async def get_rating(self, user_id: int, game: str) -> Rating:
@@ -602,6 +663,7 @@ def _append_statements(
         )
         .values(
             version=sa.bindparam("a_version"),
+            revision=game_tables.c.revision + sa.literal_column("1"),  # no parameter
             **{
                 name: sa.bindparam(f"a_{name}", type_=game_tables.c[name].type)
                 for name in sorted(changed)
@@ -616,10 +678,14 @@ def _append_statements(
         "created_at": sa.bindparam("a_now", type_=actions.c.created_at.type),
     }
     insert = sa.insert(actions).values(new_action)
-    bumped = bump.returning(game_tables.c.id).cte("bumped")
-    both = sa.insert(actions).from_select(
-        list(new_action),
-        sa.select(*(value for name, value in new_action.items())).select_from(bumped),
+    bumped = bump.returning(game_tables.c.id, game_tables.c.revision).cte("bumped")
+    both = (
+        sa.insert(actions)
+        .from_select(
+            list(new_action),
+            sa.select(*(value for name, value in new_action.items())).select_from(bumped),
+        )
+        .returning(sa.select(bumped.c.revision).scalar_subquery())
     )
     return bump, insert, both
 
@@ -710,6 +776,7 @@ def _table(row: sa.Row[Any]) -> GameTable:
         started_at=row.started_at,
         finished_at=row.finished_at,
         result=row.result,
+        revision=row.revision,
     )
 
 
