@@ -14,7 +14,7 @@ import gc
 import json
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -30,8 +30,17 @@ from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.record import GameRecord
 from coffeetable.core.registry import find_game, game_names
 from coffeetable.server import auth
-from coffeetable.server.bots import SEAT_BOTS, BotRunner
+from coffeetable.server.bots import SEAT_BOTS
 from coffeetable.server.gamedata import game_data
+from coffeetable.server.match import (
+    Client,
+    TableError,
+    encode_json,
+    log_json,
+    seat_of,
+    table_json,
+)
+from coffeetable.server.node import Node, Settings
 from coffeetable.server.protocol import (
     ErrorCode,
     ProtocolError,
@@ -47,39 +56,11 @@ from coffeetable.server.storage import (
     Storage,
     User,
     default_database_url,
-    open_storage,
-)
-from coffeetable.server.tables import (
-    Client,
-    TableError,
-    TableService,
-    encode_json,
-    log_json,
-    seat_of,
-    table_json,
 )
 
 log = logging.getLogger("coffeetable.server")
 #: The browser client's files.
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web" / "static"
-
-
-class Settings(BaseModel):
-    database_url: str = Field(default_factory=default_database_url)
-    bot_workers: int = 1
-    bot_mode: Literal["process", "thread"] = "process"
-    secure_cookies: bool = False
-    #: requests per second per client address on the account routes, and burst
-    auth_rate: float = 2.0
-    auth_burst: int = Field(
-        default_factory=lambda: int(os.environ.get("COFFEETABLE_AUTH_BURST", "20"))
-    )
-    #: WebSocket messages per second per connection, and burst
-    message_rate: float = 20.0
-    message_burst: int = 60
-    #: tune the cycle collector once started (`_tune_gc`): for a process that is the server
-    #: (`coffeetable serve`), not for an app made inside another program such as a test
-    tune_gc: bool = False
 
 
 class ApiError(Exception):
@@ -99,26 +80,6 @@ def _error(
         status_code=status,
         headers=headers or None,
     )
-
-
-class Lobby:
-    """Live lobby updates: every lobby socket gets each public table that changes."""
-
-    def __init__(self) -> None:
-        self.clients: set[asyncio.Queue[dict[str, Any] | str | None]] = set()
-        self.names: dict[int, str] = {}
-
-    def changed(self, table: GameTable) -> None:
-        if table.private:
-            return
-        message = {"type": "table", "table": table_json(table, self.names)}
-        for queue in list(self.clients):
-            try:
-                queue.put_nowait(message)
-            except asyncio.QueueFull:
-                self.clients.discard(queue)
-                with contextlib.suppress(asyncio.QueueFull):
-                    queue.put_nowait(None)
 
 
 # ==== request bodies ==========================================================================
@@ -186,28 +147,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        storage = open_storage(settings.database_url)
-        await storage.migrate()
-        bots = BotRunner(workers=settings.bot_workers, mode=settings.bot_mode)
-        lobby = Lobby()
-        service = TableService(storage, bots, on_lobby_change=lobby.changed)
-        lobby.names = service.names
-        app.state.storage, app.state.service, app.state.lobby = storage, service, lobby
-        app.state.limiter = auth.RateLimiter(settings.auth_rate, settings.auth_burst)
-        # resume the games that were running when the server stopped
-        for table in await storage.list_tables(["running"], include_private=True, limit=10_000):
-            try:
-                await service.live(table.id)
-            except Exception:
-                log.exception("could not resume table %s", table.id)
+        node = Node(settings)
+        await node.start()
+        app.state.node, app.state.storage = node, node.storage
         if settings.tune_gc:
             _tune_gc()
         try:
             yield
         finally:
-            await service.close()
-            bots.close()
-            await storage.close()
+            await node.stop()
 
     app = FastAPI(
         title="coffeetable",
@@ -242,9 +190,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return _error(500, ErrorCode.SERVER, "something went wrong on our side; nothing changed")
 
     # ---- accounts ------------------------------------------------------------------------------
-    def service_of(request: Request) -> TableService:
-        svc: TableService = request.app.state.service
-        return svc
+    def node_of(request: Request) -> Node:
+        node: Node = request.app.state.node
+        return node
 
     async def _login(response: Response, storage: Storage, user: User) -> dict[str, Any]:
         token = auth.new_session_token()
@@ -359,8 +307,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         body: NewTable, request: Request, user: Annotated[User, Depends(require_user)]
     ) -> dict[str, Any]:
         """Create a table; its creator takes the first seat for a person."""
-        svc = service_of(request)
-        table = await svc.create(
+        table = await node_of(request).lobby.create(
             user,
             body.game,
             body.options,
@@ -379,7 +326,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table_id: str, request: Request, user: Annotated[User | None, Depends(current_user)]
     ) -> dict[str, Any]:
         """One table; a private table's players also get its `invite`, to share."""
-        return await _table_out(request, await service_of(request).get(table_id), user)
+        return await _table_out(request, await node_of(request).lobby.get(table_id), user)
 
     @app.post("/api/tables/{table_id}/join", tags=["tables"])
     async def join(
@@ -389,48 +336,46 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         body: JoinTable | None = None,
     ) -> dict[str, Any]:
         body = body or JoinTable()
-        table = await service_of(request).join(table_id, user, body.seat, body.invite)
+        table = await node_of(request).lobby.join(table_id, user, body.seat, body.invite)
         return await _table_out(request, table, user)
 
     @app.post("/api/tables/{table_id}/leave", tags=["tables"])
     async def leave(
         table_id: str, request: Request, user: Annotated[User, Depends(require_user)]
     ) -> dict[str, Any]:
-        return await _table_out(request, await service_of(request).leave(table_id, user))
+        return await _table_out(request, await node_of(request).lobby.leave(table_id, user))
 
     @app.post("/api/tables/{table_id}/start", tags=["tables"])
     async def start(
         table_id: str, request: Request, user: Annotated[User, Depends(require_user)]
     ) -> dict[str, Any]:
-        return await _table_out(request, await service_of(request).start(table_id, user))
+        return await _table_out(request, await node_of(request).lobby.start(table_id, user))
 
     @app.post("/api/tables/{table_id}/rematch", tags=["tables"], status_code=201)
     async def rematch(
         table_id: str, request: Request, user: Annotated[User, Depends(require_user)]
     ) -> dict[str, Any]:
-        return await _table_out(request, await service_of(request).rematch(table_id, user), user)
+        return await _table_out(request, await node_of(request).lobby.rematch(table_id, user), user)
 
     @app.get("/api/tables/{table_id}/log", tags=["tables"])
     async def game_log(table_id: str, request: Request) -> list[dict[str, Any]]:
         """The game's moves in words, oldest first."""
-        live = await service_of(request).live(table_id)
+        live = await node_of(request).match.live(table_id)
         return [log_json(line) for line in live.log]
 
     @app.get("/api/tables/{table_id}/record", tags=["records"])
     async def download_record(table_id: str, request: Request) -> JSONResponse:
         """The finished game's record: the same JSON as `coffeetable play --record`."""
-        svc = service_of(request)
-        record = await svc.record(table_id)
-        live = await svc.live(table_id)
+        record, final = await node_of(request).replays.record(table_id)
         return JSONResponse(
-            record.to_json(live.state),
+            record.to_json(final),
             headers={"Content-Disposition": f'attachment; filename="{table_id}.json"'},
         )
 
     @app.get("/api/tables/{table_id}/replay/{version}", tags=["records"])
     async def replay(table_id: str, version: int, request: Request) -> dict[str, Any]:
         """The public view of a finished game after its first `version` moves."""
-        return await service_of(request).replay_view(table_id, version)
+        return await node_of(request).replays.replay_view(table_id, version)
 
     @app.post("/api/records", tags=["records"], status_code=201)
     async def import_record(
@@ -444,7 +389,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             record = GameRecord.from_json(json.loads(raw))
         except (ValueError, CoffeetableError) as exc:
             raise ApiError(400, "invalid_record", f"not a valid game record: {exc}") from None
-        table = await service_of(request).import_record(user, record)
+        table = await node_of(request).replays.import_record(user, record)
         return await _table_out(request, table)
 
     # ---- ratings -------------------------------------------------------------------------------
@@ -486,7 +431,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ) -> dict[str, Any]:
         """The hint bot's suggestion for your seat, in notation and in words (off in rated
         games)."""
-        return await service_of(request).hint(table_id, user)
+        return await node_of(request).driver.hint(table_id, user)
+
+    @app.get("/api/health", tags=["operations"])
+    async def health(request: Request) -> JSONResponse:
+        """This node's health: the database, Redis, tables loaded, leases held, bot jobs
+        queued. 200 when the database and Redis answer, else 503 (for a load balancer)."""
+        report = await node_of(request).health()
+        return JSONResponse(report, status_code=200 if report["ok"] else 503)
 
     @app.get("/api/protocol", tags=["protocol"])
     async def protocol() -> dict[str, Any]:
@@ -497,22 +449,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.websocket("/ws/lobby")
     async def lobby_socket(ws: WebSocket) -> None:
         await ws.accept()
-        lobby: Lobby = ws.app.state.lobby
+        node: Node = ws.app.state.node
         queue: asyncio.Queue[dict[str, Any] | str | None] = asyncio.Queue(256)
-        storage: Storage = ws.app.state.storage
-        tables = await storage.list_tables(["open", "running"], limit=200)
+        tables = await node.storage.list_tables(["open", "running"], limit=200)
+        for table in tables:
+            await node.match.learn_names(table.seats, table.created_by)
         await ws.send_json(
-            {"type": "tables", "tables": [table_json(t, lobby.names) for t in tables]}
+            {"type": "tables", "tables": [table_json(t, node.match.names) for t in tables]}
         )
-        lobby.clients.add(queue)
+        node.feed.clients.add(queue)
         try:
-            await _pump(ws, queue, None)
+            await _pump(ws, queue, None, lambda: 1012 if node.stopping else 1008)
         finally:
-            lobby.clients.discard(queue)
+            node.feed.clients.discard(queue)
 
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(ws: WebSocket, table_id: str) -> None:
-        svc: TableService = ws.app.state.service
+        node: Node = ws.app.state.node
+        svc = node.match
         user = await _user_from_token(ws.app.state.storage, ws.cookies.get(auth.SESSION_COOKIE))
         try:
             live = await svc.live(table_id)
@@ -568,7 +522,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     )
 
         try:
-            await _pump(ws, client.queue, receive)
+            await _pump(ws, client.queue, receive, lambda: client.close_code)
         finally:
             live.clients.discard(client)
             svc.release(live)
@@ -577,14 +531,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ws: WebSocket,
         queue: asyncio.Queue[dict[str, Any] | str | None],
         receive: Any,
+        close_code: Callable[[], int],
     ) -> None:
-        """Send queued messages until the client goes; read its messages meanwhile."""
+        """Send queued messages until the client goes; read its messages meanwhile. A None
+        in the queue closes the socket with `close_code()` (1008: too slow to read; 1012:
+        the node is stopping, reconnect)."""
 
         async def sender() -> None:
             while True:
                 message = await queue.get()
                 if message is None:
-                    await ws.close(code=1008)
+                    code = close_code()
+                    reason = "the server is restarting: reconnect" if code == 1012 else ""
+                    await ws.close(code=code, reason=reason)
                     return
                 # a dict is encoded here: it may hold pre-encoded parts (orjson.Fragment)
                 await ws.send_text(message if isinstance(message, str) else encode_json(message))
@@ -607,9 +566,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         request: Request, table: GameTable, user: User | None = None
     ) -> dict[str, Any]:
         """The table as anyone may see it; with its invite for a player seated at it."""
-        svc = service_of(request)
-        await svc.learn_names(table.seats, table.created_by)
-        out = table_json(table, svc.names)
+        match = node_of(request).match
+        await match.learn_names(table.seats, table.created_by)
+        out = table_json(table, match.names)
         if table.private and seat_of(table, user) is not None:
             out["invite"] = table.invite_token
         return out
@@ -631,15 +590,17 @@ async def require_user(user: Annotated[User | None, Depends(current_user)]) -> U
     return user
 
 
-def rate_limited(request: Request) -> None:
-    """Account routes: too many requests from one address get 429."""
-    limiter: auth.RateLimiter = request.app.state.limiter
+async def rate_limited(request: Request) -> None:
+    """Account routes: too many requests from one address get 429 (the limit is the site's,
+    whichever node a request reaches)."""
+    node: Node = request.app.state.node
     key = request.client.host if request.client else "?"
-    if not limiter.allow(key):
+    wait = await node.limits.check(key)
+    if wait is not None:
         raise ApiError(
             429,
             ErrorCode.RATE_LIMITED,
-            f"too many requests; try again in {limiter.retry_after(key):.0f} s",
+            f"too many requests; try again in {wait:.0f} s",
         )
 
 

@@ -340,6 +340,16 @@ class GameClock:
         self._charged_at = charged_at
         self._turn_start = turn_start
 
+    def charge_running(self, seconds: float) -> None:
+        """Charge every running seat `seconds` more, as if its clock had started that much
+        earlier (a node that takes over a table charges the time since the clock was stored:
+        the site kept running meanwhile)."""
+        if seconds <= 0:
+            return
+        for seat in self._charged_at:
+            self._charged_at[seat] -= seconds
+            self._turn_start[seat] -= seconds
+
     # --- inside -----------------------------------------------------------------------
     def _charge(self, seat: int, t: float) -> None:
         if self.realtime:

@@ -8,8 +8,8 @@ way.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import contextlib
+import dataclasses
 import functools
 import math
 import unicodedata

@@ -1,0 +1,914 @@
+"""The match: one table's moves, on every node that holds the table.
+
+A node holds a `LiveTable` for each table it has clients at or drives (`driver.py`): the
+rules state, the game log, the clock and the connected clients, with an `asyncio.Lock`.
+Every change to a table happens under its lock, in the boardgame.io master's order: check →
+apply to a clone → store with compare-and-swap → swap in → send to this node's clients →
+publish on the bus. The state is swapped in only after the action is stored, so a storage
+failure changes nothing. Every client gets only its seat's view; spectators the public one.
+
+Several nodes may hold one table, and any of them may store a move: the storage's
+compare-and-swap on the table's version lets exactly one of two moves made against one
+version in, and the other gets `stale_version` with a fresh snapshot. Every change of a table
+moves its `revision` on by one and is published on the bus with it; a node applies the
+changes of another in revision order (`on_message`): the next revision is applied, an old one
+skipped, and after a gap (or a silence: `check_revisions`) the table is reloaded from storage
+(`resync`). Alone, a node's bus delivers only to itself and every message is one it applied.
+
+A table's state is never stored, only its record (game, options, seats, seed, actions) and
+clock: `load` rebuilds it by replaying the actions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from coffeetable.core.errors import CoffeetableError
+from coffeetable.core.game import Game, State
+from coffeetable.core.registry import find_game
+from coffeetable.core.say import render as render_say
+from coffeetable.server.bus import Bus, table_topic
+from coffeetable.server.clock import ClockSettings, GameClock
+from coffeetable.server.protocol import ErrorCode, ProtocolError
+from coffeetable.server.ratings import ranks_from_scores, rating_changes
+from coffeetable.server.storage import (
+    AlreadyExistsError,
+    GameTable,
+    Seat,
+    StaleRevisionError,
+    StaleVersionError,
+    Storage,
+    TableChanges,
+    User,
+)
+
+log = logging.getLogger("coffeetable.server")
+
+#: Outgoing messages queued per client before it is considered gone.
+SEND_QUEUE = 256
+#: Seconds between two looks at storage for tables whose messages were lost (several nodes).
+CHECK_EVERY = 2.0
+
+
+class TableError(Exception):
+    """A request about a table that cannot be granted: an HTTP status, a code and a message
+    for people. Nothing changed."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+@dataclass(eq=False)
+class Client:
+    """One WebSocket connection to one table."""
+
+    user: User | None
+    seat: int | None = None
+    queue: asyncio.Queue[dict[str, Any] | str | None] = field(
+        default_factory=lambda: asyncio.Queue(SEND_QUEUE)
+    )
+    #: the close code sent when the client is closed (1008: too slow; 1012: node restarting)
+    close_code: int = 1008
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        """Queue a message (a dict, or JSON text already encoded for several clients); a
+        client too slow to drain its queue is disconnected."""
+        try:
+            self.queue.put_nowait(message)
+        except asyncio.QueueFull:
+            self.close()
+
+    def close(self, code: int = 1008) -> None:
+        self.close_code = code
+        with contextlib.suppress(asyncio.QueueEmpty):
+            while True:
+                self.queue.get_nowait()
+        self.queue.put_nowait(None)
+
+
+#: A line of a table's game log (`MatchService._log_line`): (version, seat, its encoded
+#: JSON). A plain tuple of an int, an int and bytes holds nothing Python's cycle collector
+#: must follow, so the collector stops tracking it: the logs of all running games, which grow
+#: with every move, add nothing to its full passes (each of which stops the event loop for
+#: as long as it takes). A subclass such as a NamedTuple would stay tracked.
+LogLine = tuple[int, int, bytes]
+
+
+def encode_log_line(entry: dict[str, Any]) -> LogLine:
+    """A log entry (a JSON object with its `version` and `seat`) as a `LogLine`."""
+    return (entry["version"], entry["seat"], orjson.dumps(entry))
+
+
+def log_json(line: LogLine) -> dict[str, Any]:
+    """A log line as the JSON object it was made from."""
+    return orjson.loads(line[2])  # type: ignore[no-any-return]
+
+
+@dataclass(eq=False)
+class LiveTable:
+    meta: GameTable
+    game: Game
+    state: State | None = None
+    log: list[LogLine] = field(default_factory=list)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    clients: set[Client] = field(default_factory=set)
+    clock: GameClock | None = None
+    bot_task: asyncio.Task[None] | None = None
+    timer_task: asyncio.Task[None] | None = None
+    names: list[str] = field(default_factory=list)  # per seat, for logs and records
+    # whether the last move in `log` may be taken back by its seat (State.may_take_back)
+    last_undoable: bool = False
+    # per bot seat, the rest of the turn its last move planned (server.bots.choose_move);
+    # kept in memory only: after a restart the bot searches afresh
+    bot_plans: dict[int, list[str]] = field(default_factory=dict)
+    # the views of `state` computed so far, per seat (MatchService._view)
+    views: tuple[State | None, dict[int | None, dict[str, Any]]] = field(
+        default_factory=lambda: (None, {})
+    )
+    # several nodes: when `check_revisions` first found storage ahead of this copy
+    behind_since: float | None = None
+    # when the table last had a client or a change here (`MatchService.sweep`)
+    touched: float = field(default_factory=time.monotonic)
+
+    @property
+    def version(self) -> int:
+        return self.meta.version
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)
+
+
+def seat_of(meta: GameTable, user: User | None) -> int | None:
+    """The seat `user` holds at the table, if any."""
+    if user is None:
+        return None
+    for index, seat in enumerate(meta.seats):
+        if seat.kind == "human" and seat.user_id == user.id:
+            return index
+    return None
+
+
+def bot_of(seat: Seat) -> str | None:
+    """The bot that plays this seat: a bot seat's, or the replacement of a human who ran out
+    of time or left (a human seat with `bot` set)."""
+    return seat.bot if seat.kind in ("bot", "human") else None
+
+
+# ==== the table on the bus ====================================================================
+def table_to_bus(meta: GameTable) -> dict[str, Any]:
+    """The whole stored table as JSON, for the other nodes (never for a client)."""
+    out = dataclasses.asdict(meta)
+    out["seats"] = [s.to_json() for s in meta.seats]
+    for key in ("created_at", "started_at", "finished_at"):
+        moment = getattr(meta, key)
+        out[key] = moment.isoformat() if moment is not None else None
+    return out
+
+
+def table_from_bus(data: dict[str, Any]) -> GameTable:
+    fields = dict(data)
+    fields["seats"] = tuple(Seat.from_json(s) for s in data["seats"])
+    for key in ("created_at", "started_at", "finished_at"):
+        fields[key] = datetime.fromisoformat(data[key]) if data[key] is not None else None
+    return GameTable(**fields)
+
+
+def _changes_to_bus(changes: TableChanges) -> dict[str, Any]:
+    out: dict[str, Any] = dict(changes)
+    if out.get("finished_at") is not None:
+        out["finished_at"] = out["finished_at"].isoformat()
+    return out
+
+
+def _changes_from_bus(data: dict[str, Any]) -> dict[str, Any]:
+    out = dict(data)
+    if out.get("finished_at") is not None:
+        out["finished_at"] = datetime.fromisoformat(out["finished_at"])
+    return out
+
+
+class MatchService:
+    """The live tables of this node: loading them, their moves and undos, their clients,
+    and what other nodes publish about them."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        bus: Bus,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.storage = storage
+        self.bus = bus
+        self.monotonic = monotonic
+        self.live_tables: dict[str, LiveTable] = {}
+        self._loading: dict[str, asyncio.Lock] = {}
+        self.names: dict[int, str] = {}
+        #: called after every change of a live table: what must run next (bots, clocks)
+        self.after_change: Callable[[LiveTable], None] = lambda live: None
+        #: called with a table whose public listing changed (the lobby)
+        self.on_listing: Callable[[GameTable], Awaitable[None]] | None = None
+        #: whether this node may forget a table it holds (not while it drives it)
+        self.may_release: Callable[[str], bool] = lambda table_id: True
+
+    # ==== loading =============================================================================
+    async def live(self, table_id: str) -> LiveTable:
+        """The live table, loaded from storage (and its game replayed) if needed."""
+        live = self.live_tables.get(table_id)
+        if live is not None:
+            live.touched = self.monotonic()
+            return live
+        lock = self._loading.setdefault(table_id, asyncio.Lock())
+        async with lock:
+            live = self.live_tables.get(table_id)
+            if live is not None:
+                return live
+            # listen first, then read: whatever changes after the read arrives on the bus
+            await self.bus.subscribe(table_topic(table_id))
+            try:
+                loaded = await self.storage.load_table(table_id)
+                if loaded is None:
+                    raise TableError(404, "no_table", f"there is no table {table_id!r}")
+                meta, _ = loaded
+                live = LiveTable(meta=meta, game=find_game(meta.game))
+                await self._replay(live, loaded)
+            except BaseException:
+                await self.bus.unsubscribe(table_topic(table_id))
+                raise
+            self.live_tables[table_id] = live
+            if meta.status == "running":
+                self.after_change(live)
+            return live
+
+    async def _replay(self, live: LiveTable, loaded: tuple[GameTable, list[Any]]) -> None:
+        """Make `live` the stored table `loaded` (its row and actions): the state replayed,
+        the log, the clock as stored with the last change."""
+        meta, actions = loaded
+        live.meta = meta
+        live.state = None
+        live.clock = None
+        live.log = []
+        live.last_undoable = False
+        await self.learn_names(meta.seats, meta.created_by)
+        if meta.status in ("running", "finished"):
+            await self._prepare(live)
+            state = live.state
+            assert state is not None
+            for index, stored in enumerate(actions):
+                action = live.game.parse_action(stored.notation)
+                line = self._log_line(live, state, stored.version, stored.seat, action)
+                if index == len(actions) - 1 and bot_of(meta.seats[stored.seat]) is None:
+                    live.last_undoable = state.may_take_back(stored.seat, action)
+                state.apply(stored.seat, action)
+                live.log.append(line)
+            self._restore_clock(live)
+
+    async def resync(self, live: LiveTable) -> None:
+        """Reload a table this node holds from storage (lock held): after a gap in its
+        messages, a silence, or a compare-and-swap this node lost. Every client gets a
+        fresh snapshot."""
+        loaded = await self.storage.load_table(live.meta.id)
+        if loaded is None:
+            return
+        await self._replay(live, loaded)
+        live.behind_since = None
+        live.bot_plans.clear()
+        for client in list(live.clients):
+            client.seat = seat_of(live.meta, client.user)
+            client.send(self.snapshot(live, client))
+        self.after_change(live)
+
+    async def _prepare(self, live: LiveTable) -> None:
+        meta = live.meta
+        live.state = live.game.new_initial_state(len(meta.seats), meta.seed, meta.options)
+        live.names = [await self._seat_name(seat) for seat in meta.seats]
+        if meta.clock is not None:
+            settings = {k: v for k, v in meta.clock.items() if k != "state"}
+            live.clock = GameClock(
+                ClockSettings.from_json(settings), len(meta.seats), now=self.monotonic
+            )
+            live.clock.sync(live.state.current_seats())
+
+    def _restore_clock(self, live: LiveTable) -> None:
+        """The clocks as they were stored with the last change. With several nodes the
+        site kept running while this node read it, so the time since that change is
+        charged (`wall_time` in the stored clock); a single node charges nobody for the
+        time it was down (docs/server-clocks-ratings.md)."""
+        if live.clock is not None and live.meta.clock and "state" in live.meta.clock:
+            stored = live.meta.clock["state"]
+            live.clock.restore(stored)
+            wall = stored.get("wall_time") if isinstance(stored, dict) else None
+            if self.bus.shared and isinstance(wall, int | float):
+                live.clock.charge_running(max(0.0, time.time() - wall))
+        if live.clock is not None and live.state is not None:
+            live.clock.sync(live.state.current_seats() if not live.state.is_over() else ())
+
+    async def learn_names(self, seats: Iterable[Seat], creator: int | None = None) -> None:
+        """Put the names of the people in `seats`, and of the table's creator, into `names`
+        (for `table_json`)."""
+        for seat in seats:
+            await self._seat_name(seat)
+        if creator is not None:
+            await self._seat_name(Seat("human", user_id=creator))
+
+    async def _seat_name(self, seat: Seat) -> str:
+        if seat.kind == "bot":
+            return f"bot {seat.bot}"
+        if seat.user_id is None:
+            return "open seat"
+        if seat.user_id not in self.names:
+            user = await self.storage.get_user(seat.user_id)
+            self.names[seat.user_id] = user.name if user else f"user {seat.user_id}"
+        return self.names[seat.user_id]
+
+    def release(self, live: LiveTable) -> None:
+        """Forget a table nobody watches here, unless this node drives it (it is loaded
+        again from storage when asked for)."""
+        table_id = live.meta.id
+        if (
+            not live.clients
+            and self.live_tables.get(table_id) is live
+            and (live.meta.status in ("finished", "aborted") or self.bus.shared)
+            and self.may_release(table_id)
+        ):
+            del self.live_tables[table_id]
+            self._loading.pop(table_id, None)
+            for task in (live.bot_task, live.timer_task):
+                if task is not None:
+                    task.cancel()
+            asyncio.get_running_loop().create_task(self.bus.unsubscribe(table_topic(table_id)))
+
+    def sweep(self, idle: float = 30.0) -> None:
+        """Forget the tables loaded for a request that nobody has watched for `idle` s."""
+        cutoff = self.monotonic() - idle
+        for live in list(self.live_tables.values()):
+            if live.touched < cutoff:
+                self.release(live)
+
+    # ==== changes of the table's row ==========================================================
+    async def update(self, live: LiveTable, **changes: Any) -> None:
+        """Change the stored table (lock held) if it is still at the revision this node
+        knows, then tell this node's clients and the other nodes. `StaleRevisionError` if
+        it changed meanwhile: the table is reloaded first, and the caller may check again."""
+        try:
+            live.meta = await self.storage.update_table(
+                live.meta.id, expected_revision=live.meta.revision, **changes
+            )
+        except StaleRevisionError:
+            await self.resync(live)
+            raise
+        await self._table_changed(live, seats_changed="seats" in changes)
+        await self.bus.publish(
+            table_topic(live.meta.id),
+            {"kind": "table", "revision": live.meta.revision, "row": table_to_bus(live.meta)},
+        )
+
+    async def _table_changed(
+        self, live: LiveTable, seats_changed: bool, local: bool = True
+    ) -> None:
+        """The table's row changed: this node's clients are told; the lobby too, by the node
+        that made the change (`local`)."""
+        await self.learn_names(live.meta.seats)  # known before anyone is told of the change
+        if seats_changed:
+            for client in live.clients:
+                client.seat = seat_of(live.meta, client.user)
+        live.touched = self.monotonic()
+        if local:
+            await self.listing_changed(live.meta)
+        self.broadcast(live, {"type": "table", "table": table_json(live.meta, self.names)})
+
+    async def listing_changed(self, meta: GameTable) -> None:
+        if self.on_listing is not None:
+            await self.on_listing(meta)
+
+    async def start_game(self, live: LiveTable) -> None:
+        """The table's status became running (lock held): the first position for everyone."""
+        await self._prepare(live)
+        for client in list(live.clients):
+            client.send(self.snapshot(live, client))
+        self.after_change(live)
+
+    # ==== what other nodes publish ============================================================
+    async def on_message(self, topic: str, message: dict[str, Any]) -> None:
+        """A message about a table from the bus: applied in revision order (see the module
+        doc). Messages this node published itself arrive here too and are skipped."""
+        table_id = topic.removeprefix("table:")
+        live = self.live_tables.get(table_id)
+        if live is None:
+            return
+        revision = message.get("revision")
+        if not isinstance(revision, int) or revision <= live.meta.revision:
+            return  # applied already (by this node itself: its own message, from the bus)
+        async with live.lock:
+            if self.live_tables.get(table_id) is not live or revision <= live.meta.revision:
+                return  # applied already (by this node, or by a reload)
+            try:
+                if revision == live.meta.revision + 1 and await self._apply_message(live, message):
+                    return
+                await self.resync(live)
+            except Exception:
+                log.exception("could not apply a message about table %s; reloading", table_id)
+                await self.resync(live)
+
+    async def _apply_message(self, live: LiveTable, message: dict[str, Any]) -> bool:
+        """Apply the next change of a table another node made; False if it cannot be
+        applied in place (then the table is reloaded)."""
+        kind = message.get("kind")
+        if kind == "move" and live.state is not None:
+            if message["version"] != live.meta.version + 1:
+                return False
+            seat = int(message["seat"])
+            action = live.game.parse_action(str(message["action"]))
+            after = live.state.clone()
+            after.apply(seat, action)
+            changes = _changes_from_bus(message.get("changes") or {})
+            if live.clock is not None and changes.get("clock"):
+                live.clock.restore(changes["clock"]["state"])
+            live.bot_plans.pop(seat, None)
+            await self._moved(
+                live,
+                seat,
+                action,
+                after,
+                message["version"],
+                message["revision"],
+                changes,
+                local=False,
+            )
+            return True
+        if kind == "table":
+            before = live.meta
+            live.meta = table_from_bus(message["row"])
+            await self._table_changed(
+                live, seats_changed=before.seats != live.meta.seats, local=False
+            )
+            if before.status != "running" and live.meta.status == "running" and live.state is None:
+                await self.start_game(live)
+            self.after_change(live)
+            return True
+        return False  # an undo, or something this node cannot apply: reload
+
+    # ==== views ===============================================================================
+    def _view(self, live: LiveTable, seat: int | None) -> dict[str, Any]:
+        """The seat's view of the table's state, computed once per state: unless the game has
+        information private to a seat (`State.private_views`), every seat's view is the
+        public one with its own `seat`, so one view serves every client. The views are
+        shared by the messages that hold them: nobody may change them."""
+        state = live.state
+        assert state is not None
+        cached_state, views = live.views
+        if cached_state is not state:
+            views = {}
+            live.views = (state, views)
+        view = views.get(seat)
+        if view is None:
+            if state.private_views:
+                view = state.view(seat)
+            else:
+                public = views.get(None)
+                if public is None:
+                    public = views[None] = state.view(None)
+                view = public if seat is None else {**public, "seat": seat}
+            views[seat] = view
+        return view
+
+    def _seat_payload(self, live: LiveTable, seat: int | None) -> dict[str, Any]:
+        state = live.state
+        assert state is not None
+        legal: list[str] = []
+        if seat is not None and seat in state.current_seats() and not state.is_over():
+            legal = [a.notation() for a in state.legal_actions(seat)]
+        return {
+            "seat": seat,
+            "view": self._view(live, seat),
+            "legal": legal,
+            "clock": live.clock.snapshot() if live.clock is not None else None,
+            "undoable": self.may_undo(live, seat),
+        }
+
+    def snapshot(self, live: LiveTable, client: Client) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "type": "snapshot",
+            "table": table_json(live.meta, self.names),
+            "version": live.meta.version,
+            "log": [orjson.Fragment(line[2]) for line in live.log[-200:]],
+            "seat": client.seat,
+        }
+        if live.meta.private and client.seat is not None:
+            out["invite"] = live.meta.invite_token  # the players may share it
+        if live.state is not None:
+            out.update(self._seat_payload(live, client.seat))
+        return out
+
+    def broadcast(self, live: LiveTable, message: dict[str, Any]) -> None:
+        for client in list(live.clients):
+            client.send(message)
+
+    # ==== play ================================================================================
+    @staticmethod
+    def _seated_player(
+        live: LiveTable, client: Client, version: int, spectator: str, stale: str
+    ) -> tuple[int, State]:
+        """The checks a move and an undo share: the game runs, the client holds a seat that
+        no bot has taken over, and it saw the current version. Returns the seat and state;
+        raises ProtocolError (with the caller's wording for a spectator and a stale
+        version) otherwise."""
+        meta = live.meta
+        state = live.state
+        if meta.status == "open" or state is None:
+            raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started yet")
+        if meta.status != "running" or state.is_over():
+            raise ProtocolError(ErrorCode.GAME_OVER, "the game is over")
+        seat = client.seat
+        if seat is None:
+            raise ProtocolError(ErrorCode.NOT_SEATED, spectator)
+        if meta.seats[seat].bot is not None:
+            raise ProtocolError(
+                ErrorCode.NOT_YOUR_TURN,
+                "a bot plays your seat now (you left or ran out of time)",
+            )
+        if version != meta.version:
+            raise ProtocolError(ErrorCode.STALE_VERSION, stale)
+        return seat, state
+
+    @staticmethod
+    def _stale_message(version: int, actual: int) -> str:
+        return (
+            f"you played on version {version}, but the table is at version {actual}: "
+            "look at the latest state and try again"
+        )
+
+    async def act(self, live: LiveTable, client: Client, version: int, text: str) -> None:
+        """A client's move. Raises ProtocolError (sent to that client only) and changes
+        nothing if it cannot be accepted."""
+        async with live.lock:
+            meta = live.meta
+            seat, state = self._seated_player(
+                live,
+                client,
+                version,
+                "spectators cannot play: take a seat",
+                self._stale_message(version, meta.version),
+            )
+            if seat not in state.current_seats():
+                raise ProtocolError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
+            if live.clock is not None and seat in live.clock.expired():
+                raise ProtocolError(
+                    ErrorCode.NOT_YOUR_TURN, "your time has run out: a bot plays your seat now"
+                )
+            try:
+                action = live.game.parse_action(text)
+                after = state.clone()
+                played = after.apply(seat, action)
+            except CoffeetableError as exc:
+                raise ProtocolError(ErrorCode.ILLEGAL, str(exc)) from None
+            try:
+                await self.commit(live, seat, played, after)
+            except StaleVersionError as exc:
+                # another node stored a move first: this node catches up, the client too
+                await self.resync(live)
+                raise ProtocolError(
+                    ErrorCode.STALE_VERSION, self._stale_message(version, exc.actual)
+                ) from None
+
+    async def undo(self, live: LiveTable, client: Client, version: int) -> None:
+        """A client takes back its own last step (docs/server-protocol.md): only the table's
+        last move, made by the client's seat at `version`, which its game allows to be taken
+        back (`State.may_take_back`: the seat is still to act and nothing hidden was
+        revealed). The state is rebuilt by replaying the stored actions without it; the
+        version moves on by one; clocks are not refunded; the move leaves the log. Raises
+        ProtocolError (to that client only) and changes nothing if it cannot be done."""
+        async with live.lock:
+            meta = live.meta
+            seat, _ = self._seated_player(
+                live,
+                client,
+                version,
+                "spectators cannot take moves back",
+                f"you asked to undo at version {version}, but the table is at version "
+                f"{meta.version}: look at the latest state first",
+            )
+            if not live.log or live.log[-1][1] != seat:
+                raise ProtocolError(
+                    ErrorCode.CANNOT_UNDO,
+                    "the last move is not yours: only your own last move can be taken back",
+                )
+            if not live.last_undoable:
+                raise ProtocolError(
+                    ErrorCode.CANNOT_UNDO,
+                    "that move cannot be taken back: it ended your turn or revealed something "
+                    "hidden",
+                )
+            if live.clock is not None and seat in live.clock.expired():
+                raise ProtocolError(
+                    ErrorCode.NOT_YOUR_TURN, "your time has run out: a bot plays your seat now"
+                )
+            stored = await self.storage.list_actions(meta.id)
+            if not stored or stored[-1].version != live.log[-1][0]:
+                await self.resync(live)
+                raise ProtocolError(
+                    ErrorCode.STALE_VERSION, "the table changed just before; nothing was undone"
+                )
+            rebuilt = live.game.new_initial_state(len(meta.seats), meta.seed, meta.options)
+            undoable = False
+            for index, action in enumerate(stored[:-1]):
+                played = live.game.parse_action(action.notation)
+                if index == len(stored) - 2 and bot_of(meta.seats[action.seat]) is None:
+                    undoable = rebuilt.may_take_back(action.seat, played)
+                rebuilt.apply(action.seat, played)
+            changes: TableChanges = {}
+            clock = live.clock
+            before = clock.snapshot() if clock is not None else None
+            if clock is not None:
+                clock.on_moved(seat, turn_ended=False)  # the time spent is not refunded
+                clock.sync(rebuilt.current_seats())
+                changes["clock"] = {**clock.settings.to_json(), "state": self._clock_state(clock)}
+            try:
+                removed = await self.storage.remove_last_action(
+                    meta.id, meta.version, changes or None
+                )
+            except BaseException as exc:
+                if clock is not None and before is not None:
+                    clock.restore(before)
+                if isinstance(exc, StaleVersionError):
+                    await self.resync(live)
+                    raise ProtocolError(
+                        ErrorCode.STALE_VERSION,
+                        "the table changed just before; nothing was undone",
+                    ) from None
+                raise
+            live.state = rebuilt
+            live.log.pop()
+            live.last_undoable = undoable
+            stored_fields: dict[str, Any] = dict(changes)  # the clock only
+            revision = removed.table_revision
+            live.meta = dataclasses.replace(
+                meta,
+                version=meta.version + 1,
+                revision=revision if revision is not None else meta.revision + 1,
+                **stored_fields,
+            )
+            undone = {"version": removed.version, "seat": removed.seat, "action": removed.notation}
+            for client_ in list(live.clients):
+                client_.send(
+                    {
+                        "type": "undo",
+                        "version": live.meta.version,
+                        "undone": undone,
+                        **self._seat_payload(live, client_.seat),
+                    }
+                )
+            await self.bus.publish(
+                table_topic(meta.id), {"kind": "undo", "revision": live.meta.revision}
+            )
+            if revision is not None and revision != meta.revision + 1:
+                await self.resync(live)  # something else changed too: catch up with it
+            self.after_change(live)
+
+    def may_undo(self, live: LiveTable, seat: int | None) -> bool:
+        """Whether `seat` may take back the table's last move now (`undoable` in its
+        payload): its own, allowed by the game, in a running game it still plays itself."""
+        return (
+            seat is not None
+            and live.last_undoable
+            and bool(live.log)
+            and live.log[-1][1] == seat
+            and live.meta.status == "running"
+            and live.meta.seats[seat].bot is None
+        )
+
+    @staticmethod
+    def _clock_state(clock: GameClock) -> dict[str, Any]:
+        """The clock as stored with a change: its snapshot, and the wall time it was taken
+        (another node that loads it charges the time since)."""
+        return {**clock.snapshot(), "wall_time": time.time()}
+
+    async def commit(self, live: LiveTable, seat: int, action: Any, after: State) -> None:
+        """Store the action, then make it the table's state, tell this node's clients and
+        publish it (lock held). `StaleVersionError` if another move was stored first; then
+        nothing changed here."""
+        meta = live.meta
+        changes: TableChanges = {}
+        if after.is_over():
+            changes["status"] = "finished"
+            changes["finished_at"] = now_utc()
+            changes["result"] = result_json(after)
+        clock = live.clock
+        before = clock.snapshot() if clock is not None else None
+        if clock is not None:
+            # the clock's state is stored with every move, so a restart resumes it
+            clock.on_moved(seat, turn_ended=seat not in after.current_seats())
+            clock.sync(after.current_seats() if not after.is_over() else ())
+            changes["clock"] = {**clock.settings.to_json(), "state": self._clock_state(clock)}
+        try:
+            stored = await self.storage.append_action(
+                meta.id, meta.version, seat, action.notation(), changes or None
+            )
+        except BaseException:
+            if clock is not None and before is not None:
+                clock.restore(before)
+            raise
+        revision = stored.table_revision
+        if revision is None:
+            revision = meta.revision + 1
+        await self._moved(live, seat, action, after, stored.version, revision, dict(changes))
+        await self.bus.publish(
+            table_topic(meta.id),
+            {
+                "kind": "move",
+                "revision": revision,
+                "version": stored.version,
+                "seat": seat,
+                "action": action.notation(),
+                "changes": _changes_to_bus(changes),
+            },
+        )
+        if revision != meta.revision + 1:
+            await self.resync(live)  # the row changed meanwhile (a seat): catch up with it
+        if after.is_over():
+            await self._rate(live)
+
+    async def _moved(
+        self,
+        live: LiveTable,
+        seat: int,
+        action: Any,
+        after: State,
+        version: int,
+        revision: int,
+        changes: dict[str, Any],
+        local: bool = True,
+    ) -> None:
+        """A move stored (by this node, `local`, or another): make it the table's state and
+        tell this node's clients."""
+        meta = live.meta
+        before_state = live.state
+        live.state = after
+        # the stored table is now exactly this (no need to read it back)
+        live.meta = dataclasses.replace(meta, version=version, revision=revision, **changes)
+        line = self._log_line(live, before_state, version, seat, action)
+        live.log.append(line)
+        live.last_undoable = (
+            before_state is not None
+            and bot_of(meta.seats[seat]) is None
+            and before_state.may_take_back(seat, action)
+        )
+        live.touched = self.monotonic()
+        payloads: dict[int | None, str] = {}  # one encoded view per seat, for all its clients
+        for client in list(live.clients):
+            if client.seat not in payloads:
+                payloads[client.seat] = encode_json(
+                    {
+                        "type": "update",
+                        "version": live.meta.version,
+                        "move": orjson.Fragment(line[2]),  # encoded once, in the log line
+                        **self._seat_payload(live, client.seat),
+                    }
+                )
+            client.send(payloads[client.seat])
+        if after.is_over():
+            if local:
+                await self.listing_changed(live.meta)
+            self.broadcast(live, {"type": "table", "table": table_json(live.meta, self.names)})
+        self.after_change(live)
+
+    async def _rate(self, live: LiveTable) -> None:
+        """The ratings of a rated game that just ended (by the node that stored its last
+        move)."""
+        meta = live.meta
+        state = live.state
+        if not meta.rated or state is None:
+            return
+        users = [s.user_id for s in meta.seats]
+        if any(u is None for u in users) or len(set(users)) != len(users):
+            return
+        current = {u: await self.storage.get_rating(u, meta.game) for u in users if u is not None}
+        totals = [s.total for s in state.scores()]
+        ranks = ranks_from_scores(totals, state.winners())
+        new = rating_changes(
+            {u: r.rating for u, r in current.items()},
+            {u: r.games_played for u, r in current.items()},
+            {u: ranks[i] for i, u in enumerate(users) if u is not None},
+        )
+        with contextlib.suppress(AlreadyExistsError):
+            await self.storage.apply_rating_changes(meta.game, meta.id, new)
+
+    def _log_line(
+        self, live: LiveTable, before: State | None, version: int, seat: int, action: Any
+    ) -> LogLine:
+        """A line of the game log: the move in notation, in English words (`text`, from
+        `State.describe` on the state before it) and as a message key with parameters
+        (`say`, `State.say`) that clients write in their own language."""
+        name = live.names[seat] if seat < len(live.names) else f"seat {seat}"
+        notation = action.notation()
+        words = notation
+        said: dict[str, Any] = {"key": "log.plays", "params": {"notation": notation}}
+        if before is not None:
+            try:
+                sentence = before.say(seat, action)
+                words = render_say(sentence, live.game.log_templates)
+                said = sentence.to_json()
+            except Exception:  # the move is stored already: a log-text bug must not stop it
+                log.exception("describe failed at table %s", live.meta.id)
+        return encode_log_line(
+            {
+                "version": version,
+                "seat": seat,
+                "action": notation,
+                "text": f"{name} {words}",
+                "say": said,
+            }
+        )
+
+    # ==== several nodes: catching up ==========================================================
+    async def check_revisions(self) -> None:
+        """Reload every table this node holds that storage has seen change for two looks in
+        a row: its messages were lost (Redis pub/sub is at-most-once) or are late."""
+        if not self.live_tables:
+            return
+        stored = await self.storage.table_revisions(list(self.live_tables))
+        now = self.monotonic()
+        for table_id, revision in stored.items():
+            live = self.live_tables.get(table_id)
+            if live is None or revision <= live.meta.revision:
+                if live is not None:
+                    live.behind_since = None
+                continue
+            if live.behind_since is None:
+                live.behind_since = now
+                continue
+            log.info(
+                "table %s fell behind (revision %d < %d); reloading",
+                table_id,
+                live.meta.revision,
+                revision,
+            )
+            async with live.lock:
+                await self.resync(live)
+
+    async def resync_all(self) -> None:
+        """Reload every table this node holds (after the bus reconnected)."""
+        for live in list(self.live_tables.values()):
+            async with live.lock:
+                await self.resync(live)
+
+    async def close(self, code: int = 1012) -> None:
+        """Stop: every client is closed with `code` (1012: the node is restarting, come
+        back), every task cancelled."""
+        for live in self.live_tables.values():
+            for task in (live.bot_task, live.timer_task):
+                if task is not None:
+                    task.cancel()
+            for client in live.clients:
+                client.close(code)
+
+
+def encode_json(message: dict[str, Any]) -> str:
+    """A message as compact JSON text (orjson: several times faster than `json` on views)."""
+    return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def result_json(state: State) -> dict[str, Any]:
+    return {"scores": [s.to_json() for s in state.scores()], "winners": state.winners()}
+
+
+def table_json(meta: GameTable, names: dict[int, str]) -> dict[str, Any]:
+    """What anyone may see of a table (never its seed or invite token). `created_by` is the
+    creator's name (None if unknown to `names`)."""
+    return {
+        "id": meta.id,
+        "game": meta.game,
+        "options": meta.options,
+        "seats": [
+            {
+                "kind": s.kind,
+                "user": names.get(s.user_id) if s.user_id is not None else None,
+                "bot": s.bot,
+                "replaced": s.kind == "human" and s.bot is not None,
+            }
+            for s in meta.seats
+        ],
+        "clock": meta.clock,
+        "rated": meta.rated,
+        "private": meta.private,
+        "status": meta.status,
+        "version": meta.version,
+        "created_by": names.get(meta.created_by) if meta.created_by is not None else None,
+        "created_at": meta.created_at.isoformat(),
+        "started_at": meta.started_at.isoformat() if meta.started_at else None,
+        "finished_at": meta.finished_at.isoformat() if meta.finished_at else None,
+        "result": meta.result,
+    }

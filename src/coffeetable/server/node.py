@@ -1,0 +1,280 @@
+"""One node of a site: the parts of the server put together, started and stopped.
+
+Alone (no Redis URL), a node keeps everything in its own process: an in-process bus, every
+lease, its own pool of bot worker processes and in-memory rate limits, on SQLite or
+PostgreSQL. With `redis_url`, it is one of any number of nodes serving one site on
+PostgreSQL: the bus is Redis pub/sub, the leases are Redis keys, bot decisions go to
+`coffeetable bot-worker` processes through Redis Streams (unless `bot_workers` asks for a
+local pool), and the rate limits are shared in Redis (docs/deploy.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import logging
+import os
+import secrets
+import socket
+import time
+import zlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from coffeetable.core.errors import DataError
+from coffeetable.server import auth
+from coffeetable.server.bus import LOBBY, Bus, MemoryBus, RedisBus
+from coffeetable.server.driver import Driver
+from coffeetable.server.jobs import Jobs, PoolJobs, RedisJobs
+from coffeetable.server.leases import Leases, RedisLeases, SoleLeases
+from coffeetable.server.lobby import LobbyFeed, LobbyService
+from coffeetable.server.match import MatchService
+from coffeetable.server.replays import ReplayService
+from coffeetable.server.storage import Storage, default_database_url, open_storage
+
+log = logging.getLogger("coffeetable.server")
+
+
+class Settings(BaseModel):
+    database_url: str = Field(default_factory=default_database_url)
+    #: Redis of a site of several nodes (None: this node alone)
+    redis_url: str | None = None
+    #: processes of this node's own bot pool; with Redis, 0 sends the decisions to
+    #: `coffeetable bot-worker` processes instead
+    bot_workers: int = 1
+    bot_mode: Literal["process", "thread"] = "process"
+    secure_cookies: bool = False
+    #: requests per second per client address on the account routes, and burst
+    auth_rate: float = 2.0
+    auth_burst: int = Field(
+        default_factory=lambda: int(os.environ.get("COFFEETABLE_AUTH_BURST", "20"))
+    )
+    #: WebSocket messages per second per connection, and burst
+    message_rate: float = 20.0
+    message_burst: int = 60
+    #: tune the cycle collector once started (`app._tune_gc`): for a process that is the
+    #: server (`coffeetable serve`), not for an app made inside another program such as a test
+    tune_gc: bool = False
+    #: a name for this node in logs and the health report
+    node_name: str = Field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
+
+
+class RateLimits:
+    """The account routes' limits: in memory alone, in Redis for a site (so that N nodes do
+    not allow N times as much)."""
+
+    def __init__(self, rate: float, burst: int, redis: Any = None) -> None:
+        self.rate, self.burst = rate, burst
+        self.local = auth.RateLimiter(rate, burst)
+        self.redis = redis
+        self._script = redis.register_script(_BUCKET) if redis is not None else None
+
+    async def check(self, key: str) -> float | None:
+        """None if `key` may go on now, else the seconds until it may."""
+        if self._script is not None:
+            try:
+                wait = float(
+                    await self._script(
+                        keys=[f"ct:rate:{key}"], args=[self.rate, self.burst, time.time()]
+                    )
+                )
+            except Exception as exc:  # Redis away: this node's own bucket meanwhile
+                log.warning("shared rate limit unavailable: %s", exc)
+            else:
+                return None if wait <= 0 else wait
+        if self.local.allow(key):
+            return None
+        return self.local.retry_after(key)
+
+
+# a token bucket in one Redis hash: tokens and the time they were counted
+_BUCKET = """
+local rate, burst, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local b = redis.call('HMGET', KEYS[1], 't', 'at')
+local tokens = tonumber(b[1]) or burst
+local at = tonumber(b[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
+local wait = 0
+if tokens >= 1 then
+    tokens = tokens - 1
+else
+    wait = (1 - tokens) / rate
+end
+redis.call('HSET', KEYS[1], 't', tokens, 'at', now)
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+return tostring(wait)
+"""
+
+
+class Node:
+    """Storage, bus, leases, jobs and the services over them, for one process."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.id = f"{settings.node_name}:{secrets.token_hex(3)}"
+        self.storage: Storage
+        self.redis: Any = None
+        self.bus: Bus
+        self.leases: Leases
+        self.jobs: Jobs
+        self.match: MatchService
+        self.driver: Driver
+        self.lobby: LobbyService
+        self.replays: ReplayService
+        self.feed: LobbyFeed
+        self.limits: RateLimits
+        self.started = time.time()
+        self.stopping = False
+
+    @property
+    def shared(self) -> bool:
+        return self.redis is not None
+
+    async def start(self) -> None:
+        settings = self.settings
+        self.storage = open_storage(settings.database_url)
+        await self.storage.migrate()
+        if settings.redis_url:
+            import redis.asyncio
+
+            self.redis = redis.asyncio.Redis.from_url(
+                settings.redis_url, socket_connect_timeout=2, socket_timeout=5
+            )
+            self.bus = RedisBus(self.redis)
+            self.leases = RedisLeases(self.redis, self.id)
+            self.jobs = (
+                PoolJobs(settings.bot_workers, settings.bot_mode)
+                if settings.bot_workers > 0
+                else RedisJobs(self.redis, self.id)
+            )
+        else:
+            self.bus = MemoryBus()
+            self.leases = SoleLeases(self.id)
+            self.jobs = PoolJobs(max(1, settings.bot_workers), settings.bot_mode)
+        self.match = MatchService(self.storage, self.bus)
+        self.driver = Driver(self.match, self.leases, self.jobs)
+        self.lobby = LobbyService(self.match, on_running=self.driver.take)
+        self.replays = ReplayService(self.match)
+        self.feed = LobbyFeed(self.bus, self.match.names)
+        self.match.on_listing = self.feed.changed
+        self.limits = RateLimits(settings.auth_rate, settings.auth_burst, self.redis)
+
+        async def on_message(topic: str, message: dict[str, Any]) -> None:
+            if topic == LOBBY:
+                await self.feed.on_message(topic, message)
+            else:
+                await self.match.on_message(topic, message)
+
+        self.bus.handler = on_message
+        self.bus.on_reconnect = self.match.resync_all
+        await self.bus.subscribe(LOBBY)
+        await self.bus.start()
+        await self.jobs.start()
+        if not self.shared:
+            # resume the games that were running when the server stopped
+            for table_id in await self.storage.running_table_ids():
+                try:
+                    await self.match.live(table_id)
+                except Exception:
+                    log.exception("could not resume table %s", table_id)
+        await self.driver.start()
+
+    async def stop(self) -> None:
+        """Hand the leases over, close every socket with a reconnect hint (1012), and stop."""
+        self.stopping = True
+        with contextlib.suppress(Exception):
+            await self.driver.close()
+        await self.match.close(code=1012)
+        for queue in list(self.feed.clients):
+            with contextlib.suppress(asyncio.QueueFull):
+                queue.put_nowait(None)
+        await self.jobs.close()
+        await self.bus.close()
+        if self.redis is not None:
+            with contextlib.suppress(Exception):
+                await self.redis.aclose()
+        await self.storage.close()
+
+    async def health(self) -> dict[str, Any]:
+        """What `GET /api/health` reports: each dependency, and this node's load."""
+        database = "ok"
+        try:
+            await self.storage.table_revisions(["-"])
+        except Exception as exc:
+            database = f"error: {type(exc).__name__}"
+        redis = "not used"
+        if self.redis is not None:
+            redis = "ok" if await self.bus.healthy() else "unreachable"
+        return {
+            "ok": database == "ok" and redis in ("ok", "not used"),
+            "node": self.id,
+            "database": database,
+            "redis": redis,
+            "tables_loaded": len(self.match.live_tables),
+            "leases_held": len(self.leases.held()) if self.shared else len(self.match.live_tables),
+            "queue_depth": await self.jobs.depth(),
+            "uptime_s": round(time.time() - self.started, 1),
+        }
+
+
+# ==== one node alone on a database ============================================================
+@contextlib.asynccontextmanager
+async def database_guard(database_url: str, redis_url: str | None) -> AsyncIterator[None]:
+    """Refuse to start a node that would share its database unsafely (DataError, with what
+    to do): two nodes on one SQLite file, or on one PostgreSQL database without Redis (they
+    would not hear of each other's moves), or a node with Redis on SQLite. Held while the
+    node runs."""
+    if database_url.startswith("sqlite"):
+        if redis_url:
+            raise DataError(
+                "--redis is for a site of several nodes, and several nodes need one shared "
+                "PostgreSQL database (--db postgresql://...), not SQLite"
+            )
+        path = database_url.split("///", 1)[-1].split("?", 1)[0]
+        if not path or path == ":memory:" or database_url.startswith("sqlite://memory"):
+            yield
+            return
+        lock_path = Path(path).expanduser().with_name(Path(path).name + ".lock")
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(lock_path, "a+") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                raise DataError(
+                    f"another coffeetable serve is using {path}: one SQLite database serves "
+                    "one node. To serve a site from several nodes, use PostgreSQL and Redis "
+                    "(--db postgresql://... --redis redis://...; docs/deploy.md)"
+                ) from None
+            yield
+        return
+    import asyncpg  # type: ignore[import-untyped]
+    from sqlalchemy.engine import make_url
+
+    url = make_url(database_url)
+    schema = url.query.get("schema")
+    plain = url.set(drivername="postgresql").difference_update_query(["schema"])
+    dsn = plain.render_as_string(hide_password=False)
+    # one lock per database and schema (tests run several sites in schemas of one database)
+    key = zlib.crc32(f"coffeetable:{plain.database}:{schema}".encode()) & 0x7FFFFFFF
+    connection = await asyncpg.connect(dsn)
+    try:
+        shared = bool(redis_url)
+        query = "pg_try_advisory_lock_shared" if shared else "pg_try_advisory_lock"
+        if not await connection.fetchval(f"SELECT {query}($1)", key):
+            raise DataError(
+                "another coffeetable serve runs on this database "
+                + (
+                    "without --redis: stop it, or give it the site's --redis too"
+                    if shared
+                    else "(a node of a site, or a lone node): give this one the site's "
+                    "--redis redis://... too, or stop the other"
+                )
+            )
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            await connection.close()

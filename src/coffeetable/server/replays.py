@@ -1,0 +1,95 @@
+"""Records and replays of finished games: a game's record for download, a record imported as
+a finished table, and the public view after any number of moves."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from coffeetable.core.errors import CoffeetableError
+from coffeetable.core.record import GameRecord
+from coffeetable.core.registry import find_game, game_names
+from coffeetable.server.match import MatchService, TableError, now_utc, result_json
+from coffeetable.server.storage import GameTable, Seat, TableChanges, User
+
+
+class ReplayService:
+    def __init__(self, match: MatchService) -> None:
+        self.match = match
+        self.storage = match.storage
+
+    async def record(self, table_id: str) -> tuple[GameRecord, Any]:
+        """The finished game's record, and its final state."""
+        live = await self.match.live(table_id)
+        if live.meta.status not in ("running", "finished") or live.state is None:
+            raise TableError(409, "not_started", "this table has not started yet")
+        if live.meta.status != "finished":
+            raise TableError(409, "not_finished", "the record is available once the game is over")
+        actions = await self.storage.list_actions(table_id)
+        record = GameRecord(
+            game=live.meta.game,
+            seats=list(live.names),
+            seed=live.meta.seed,
+            options=dict(live.meta.options),
+            actions=[(a.seat, a.notation) for a in actions],
+        )
+        return record, live.state
+
+    async def import_record(self, user: User, record: GameRecord) -> GameTable:
+        """A finished table made from a record (checked by replaying it). The seats are
+        shown under the record's names; the importer holds none of them."""
+        if record.game not in game_names():
+            raise TableError(400, "unknown_game", f"unknown game {record.game!r}")
+        try:
+            final = record.replay()
+        except CoffeetableError as exc:
+            raise TableError(400, "invalid_record", str(exc)) from None
+        if not final.is_over():
+            raise TableError(400, "invalid_record", "the record's game is not finished")
+        table = await self.storage.create_table(
+            secrets.token_urlsafe(6),
+            game=record.game,
+            seed=record.seed,
+            seats=[Seat("bot", bot=f"imported:{name}"[:64]) for name in record.seats],
+            options=find_game(record.game).normalize_options(record.options),
+            created_by=user.id,
+        )
+        game = find_game(record.game)
+        for version, (seat, text) in enumerate(record.actions):
+            changes: TableChanges | None = None
+            if version + 1 == len(record.actions):
+                changes = {
+                    "status": "finished",
+                    "finished_at": now_utc(),
+                    "result": result_json(final),
+                }
+            notation = game.parse_action(text).notation()
+            await self.storage.append_action(table.id, version, seat, notation, changes)
+        started = await self.storage.update_table(table.id, started_at=table.created_at)
+        return started
+
+    async def replay_view(self, table_id: str, version: int) -> dict[str, Any]:
+        """The public view after the first `version` moves of a finished game (`version`
+        counts moves here: after undos the table's version is larger than its number of
+        moves)."""
+        meta = await self.storage.get_table(table_id)
+        if meta is None:
+            raise TableError(404, "no_table", f"there is no table {table_id!r}")
+        if meta.status != "finished":
+            raise TableError(409, "not_finished", "replays are for finished games")
+        actions = await self.storage.list_actions(table_id)
+        if not 0 <= version <= len(actions):
+            raise TableError(404, "no_move", f"this game has moves 0..{len(actions)}")
+        game = find_game(meta.game)
+        state = game.new_initial_state(len(meta.seats), meta.seed, meta.options)
+        for stored in actions[:version]:
+            state.apply(stored.seat, game.parse_action(stored.notation))
+        return {
+            "version": version,
+            "move": (
+                {"seat": actions[version - 1].seat, "action": actions[version - 1].notation}
+                if version
+                else None
+            ),
+            "view": state.view(None),
+        }
