@@ -36,8 +36,10 @@ class ServerProcess:
         log_path: Path,
         bot_workers: int = 1,
         extra_env: dict[str, str] | None = None,
+        extra_args: list[str] | None = None,
     ) -> None:
         self.extra_env = extra_env or {}
+        self.extra_args = extra_args or []
         self.db_url = db_url
         self.log_path = log_path
         self.bot_workers = bot_workers
@@ -66,6 +68,7 @@ class ServerProcess:
                 self.db_url,
                 "--bot-workers",
                 str(self.bot_workers),
+                *self.extra_args,
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -110,8 +113,8 @@ class ServerProcess:
 class Player:
     """A person at the keyboard: an HTTP session (cookie) and WebSockets to tables."""
 
-    def __init__(self, server: ServerProcess) -> None:
-        self.server = server
+    def __init__(self, server: ServerProcess | Any) -> None:
+        self.server = server  # anything with `url` and `ws_url`: a node, or a load balancer
         self.http = httpx.Client(base_url=server.url, timeout=30)
         self.name = ""
 
@@ -140,10 +143,12 @@ class Player:
     def post(self, path: str, **body: Any) -> httpx.Response:
         return self.http.post(path, json=body or None)
 
-    def socket(self, table_id: str, query: str = "") -> Socket:
+    def socket(self, table_id: str, query: str = "", via: Any = None) -> Socket:
+        """A socket to the table, through `via` (a node: anything with `ws_url`) or the
+        player's own server."""
         headers = {"Cookie": f"{SESSION_COOKIE}={self.token}"} if self.token else {}
         ws = connect(
-            f"{self.server.ws_url}/ws/tables/{table_id}{query}",
+            f"{(via or self.server).ws_url}/ws/tables/{table_id}{query}",
             additional_headers=headers,
             open_timeout=10,
             max_size=8 * 1024 * 1024,

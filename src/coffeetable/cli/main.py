@@ -182,7 +182,25 @@ def build_parser() -> argparse.ArgumentParser:
         "user data folder) or postgresql://USER@HOST:PORT/DB",
     )
     serve.add_argument(
-        "--bot-workers", type=int, default=1, help="processes that run bots' searches (default 1)"
+        "--bot-workers",
+        type=int,
+        default=None,
+        help="processes of this node's own pool for bots' searches (default 1; with --redis, "
+        "default 0: the decisions go to `coffeetable bot-worker` processes)",
+    )
+    serve.add_argument(
+        "--redis",
+        default=None,
+        metavar="URL",
+        help="redis://HOST:PORT/DB: this node is one of several serving one site on a shared "
+        "PostgreSQL database (docs/deploy.md)",
+    )
+    worker = sub.add_parser(
+        "bot-worker", help="take bot decisions and hints from a site's Redis queue"
+    )
+    worker.add_argument("--redis", required=True, metavar="URL", help="the site's redis://...")
+    worker.add_argument(
+        "--processes", type=int, default=1, help="worker processes (default 1; one per core)"
     )
     return parser
 
@@ -197,6 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "inspect": _inspect,
         "deck": _deck,
         "serve": _serve,
+        "bot-worker": _bot_worker,
     }
     try:
         return handlers[args.command](args)
@@ -211,23 +230,62 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+
     import uvicorn
 
     from coffeetable.server.app import Settings, create_app
+    from coffeetable.server.node import database_guard
     from coffeetable.server.storage import DatabaseURLError, default_database_url, engine_for_url
 
     if not 1 <= args.port <= 65535:
         raise DataError(f"--port must be 1..65535, not {args.port}")
-    if args.bot_workers < 1:
-        raise DataError("--bot-workers must be at least 1")
+    workers = args.bot_workers if args.bot_workers is not None else (0 if args.redis else 1)
+    if workers < (0 if args.redis else 1):
+        raise DataError(
+            "--bot-workers must be at least 1 (0 only with --redis, for separate bot workers)"
+        )
+    if args.redis is not None:
+        _check_redis_url(args.redis)
     url = args.db or default_database_url()
     try:
-        engine_for_url(url)  # check the URL before starting
+        engine = engine_for_url(url)  # check the URL before starting
     except DatabaseURLError as exc:
         raise DataError(str(exc)) from None
-    print(f"coffeetable: serving http://{args.host}:{args.port}/ with database {url}")
-    app = create_app(Settings(database_url=url, bot_workers=args.bot_workers, tune_gc=True))
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info", ws_max_size=64 * 1024)
+    shown = engine.url.render_as_string(hide_password=True)
+    settings = Settings(database_url=url, redis_url=args.redis, bot_workers=workers, tune_gc=True)
+    app = create_app(settings)
+    config = uvicorn.Config(
+        app, host=args.host, port=args.port, log_level="info", ws_max_size=64 * 1024
+    )
+
+    async def run() -> None:
+        async with database_guard(url, args.redis):
+            site = f" as a node of the site at {args.redis}" if args.redis else ""
+            print(
+                f"coffeetable: serving http://{args.host}:{args.port}/ with database "
+                f"{shown}{site} (Ctrl+C stops it)",
+                flush=True,
+            )
+            await uvicorn.Server(config).serve()
+
+    asyncio.run(run())
+    return 0
+
+
+def _check_redis_url(url: str) -> None:
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise DataError(f"--redis must be a redis://HOST:PORT/DB URL, not {url!r}")
+
+
+def _bot_worker(args: argparse.Namespace) -> int:
+    from coffeetable.server.jobs import run_workers
+
+    _check_redis_url(args.redis)
+    if args.processes < 1:
+        raise DataError("--processes must be at least 1")
+    print(f"coffeetable: bot worker ({args.processes} processes) on {args.redis}", flush=True)
+    run_workers(args.redis, args.processes)
     return 0
 
 

@@ -101,6 +101,10 @@ class RedisBus(Bus):
     def __init__(self, redis: Any) -> None:
         super().__init__()
         self.redis = redis  # redis.asyncio.Redis
+        # channels are shared by all the databases of a Redis server: a site's carry its
+        # database number, so that two sites on one Redis (in tests, say) never cross
+        db = redis.connection_pool.connection_kwargs.get("db", 0)
+        self.prefix = f"{PREFIX}{db}:"
         self._pubsub: Any = None
         self._task: asyncio.Task[None] | None = None
         self._connected = asyncio.Event()
@@ -126,7 +130,7 @@ class RedisBus(Bus):
 
     async def publish(self, topic: str, message: dict[str, Any]) -> None:
         try:
-            await self.redis.publish(PREFIX + topic, orjson.dumps(message))
+            await self.redis.publish(self.prefix + topic, orjson.dumps(message))
         except Exception as exc:  # Redis away: the others catch up from storage
             log.warning("could not publish on %s: %s", topic, exc)
 
@@ -134,13 +138,13 @@ class RedisBus(Bus):
         await super().subscribe(topic)
         if self._pubsub is not None and self._connected.is_set():
             with contextlib.suppress(Exception):  # re-subscribed after a reconnection
-                await self._pubsub.subscribe(PREFIX + topic)
+                await self._pubsub.subscribe(self.prefix + topic)
 
     async def unsubscribe(self, topic: str) -> None:
         await super().unsubscribe(topic)
         if self._pubsub is not None and self._connected.is_set():
             with contextlib.suppress(Exception):
-                await self._pubsub.unsubscribe(PREFIX + topic)
+                await self._pubsub.unsubscribe(self.prefix + topic)
 
     async def healthy(self) -> bool:
         try:
@@ -153,11 +157,13 @@ class RedisBus(Bus):
         while not self._closing:
             try:
                 self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-                # a channel nobody listens on keeps the connection's subscription alive
-                await self._pubsub.subscribe(
-                    PREFIX + "node-alive", *(PREFIX + t for t in self.topics)
-                )
+                # connected first: a topic subscribed from now on is subscribed here too (a
+                # topic subscribed twice is harmless); a channel nobody publishes on keeps
+                # the connection subscribed while this node holds no table
                 self._connected.set()
+                await self._pubsub.subscribe(
+                    self.prefix + "node-alive", *(self.prefix + t for t in self.topics)
+                )
                 if not first and self.on_reconnect is not None:
                     await self.on_reconnect()
                 first = False
@@ -175,7 +181,9 @@ class RedisBus(Bus):
                         continue
                     # handled in a task of its own, so that a table waiting for its lock
                     # holds up no other; tasks start in order, and a table's lock is fair
-                    task = asyncio.create_task(self._deliver(channel.removeprefix(PREFIX), message))
+                    task = asyncio.create_task(
+                        self._deliver(channel.removeprefix(self.prefix), message)
+                    )
                     self._handling.add(task)
                     task.add_done_callback(self._handling.discard)
             except asyncio.CancelledError:
