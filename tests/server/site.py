@@ -149,15 +149,69 @@ class BotWorker:
         self.proc = None
 
 
-class Site:
-    """N nodes, M bot workers and nginx on one PostgreSQL schema and one Redis database."""
+class RedisServer:
+    """A redis-server of the test's own, on a free port, that a test may stop and start (the
+    machine's Redis serves other tests)."""
 
-    def __init__(self, folder: Path, nodes: int = 3, workers: int = 2) -> None:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+        self.proc = subprocess.Popen(
+            [
+                binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.folder),
+            ],
+            stdout=open(self.folder / "redis.log", "ab"),  # noqa: SIM115
+            stderr=subprocess.STDOUT,
+        )
+        import redis
+
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                redis.Redis(port=self.port, socket_connect_timeout=0.5).ping()
+                return
+            except Exception:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        self.proc = None
+
+
+class Site:
+    """N nodes, M bot workers and nginx on one PostgreSQL schema and one Redis database
+    (the machine's, or with `own_redis` a redis-server of the site's own)."""
+
+    def __init__(
+        self, folder: Path, nodes: int = 3, workers: int = 2, own_redis: bool = False
+    ) -> None:
         from tests.server.conftest import _postgres_schema_url
 
         if not Path(NGINX).exists():
             unavailable("no nginx (apt-get install nginx)")
-        reason = _redis_reason()
+        self.own_redis = RedisServer(folder) if own_redis else None
+        reason = None if own_redis else _redis_reason()
         if reason:
             unavailable(reason)
         url, self.pg_base, why = _postgres_schema_url()
@@ -165,7 +219,9 @@ class Site:
             unavailable(f"PostgreSQL is not reachable ({why})")
         self.db_url: str = url  # type: ignore[assignment]
         self.folder = folder
-        self.redis_url = REDIS_URL
+        if self.own_redis is not None:
+            self.own_redis.start()
+        self.redis_url = self.own_redis.url if self.own_redis is not None else REDIS_URL
         self.nodes = [
             ServerProcess(
                 self.db_url,
@@ -208,6 +264,8 @@ class Site:
             worker.stop()
         for node in self.nodes:
             node.stop()
+        if self.own_redis is not None:
+            self.own_redis.kill()
         from tests.server.storage.helpers import drop_postgres_schema
 
         asyncio.run(drop_postgres_schema(self.pg_base, self.db_url))

@@ -4,6 +4,7 @@ and Redis, two `coffeetable bot-worker` processes, and nginx in front (tests/ser
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from collections.abc import Iterator
@@ -241,3 +242,70 @@ def test_a_worker_killed_mid_decision_loses_nothing(site: Site) -> None:
     log = httpx.get(f"{site.nodes[1].url}/api/tables/{table_id}/log").json()
     assert [line["seat"] for line in log] == [1]  # the bot moved exactly once
     s.close()
+
+
+def test_redis_away_for_10_s_mid_game_play_resumes_by_itself(tmp_path: Path) -> None:
+    """The site's Redis dies for 10 s mid-game (a restart: it comes back empty). Moves are
+    still stored meanwhile; afterwards the nodes catch up, the bot and the clock resume, and
+    the game ends with every move in order."""
+    site = Site(tmp_path, nodes=2, workers=1, own_redis=True).start()
+    try:
+        ana, ben = Player(site.nginx).guest(), Player(site.nginx).guest()
+        table = ana.create(
+            "coffee-rush",
+            [{"kind": "human"}, {"kind": "open"}, {"kind": "bot", "bot": "greedy"}],
+            clock={"kind": "realtime", "initial": 900, "increment": 5},
+        )
+        table_id = table["id"]
+        assert ben.post(f"/api/tables/{table_id}/join").status_code == 200
+        assert ana.post(f"/api/tables/{table_id}/start").status_code == 200
+        a = ana.socket(table_id, via=site.nodes[0])
+        b = ben.socket(table_id, via=site.nodes[1])
+        for s in (a, b):
+            s.recv_until("snapshot")
+        rng = random.Random(10)
+        stop_at = time.monotonic() + 5
+        _play_for([a, b], rng, stop_at)
+        assert site.own_redis is not None
+        site.own_redis.kill()
+        outage_ends = time.monotonic() + 10
+        _play_for([a, b], rng, outage_ends)  # moves still stored meanwhile
+        site.own_redis.start()
+        play_out([a, b], rng, timeout=300)
+        assert a.over and b.over
+        record = ana.http.get(f"/api/tables/{table_id}/record").json()
+        made = [(seat, action) for seat, action in record["actions"]]
+        log = httpx.get(f"{site.nodes[1].url}/api/tables/{table_id}/log").json()
+        assert [(line["seat"], line["action"]) for line in log] == made
+        for s in (a, b):
+            versions = [v for v, _, _ in _moves(s)]
+            assert versions == sorted(set(versions)), "a duplicate or a reordering"
+            for version, seat, action in _moves(s):
+                assert made[version - 1] == (seat, action)
+    finally:
+        logs = site.logs()
+        site.stop()
+    assert "Traceback" not in logs, logs[-8000:]
+
+
+def _play_for(sockets: list[Socket], rng: random.Random, until: float) -> int:
+    """Random legal moves for the sockets' seats until `until`; the moves stored."""
+    stored = 0
+    while time.monotonic() < until:
+        moved = False
+        for s in sockets:
+            with contextlib.suppress(TimeoutError):
+                s.drain(0.01)
+            if s.legal and not s.over and s.seat in (s.view or {}).get("current_seats", []):
+                s.act(rng.choice(s.legal))
+                try:
+                    reply = s.recv(10)
+                    while reply["type"] not in ("update", "error"):
+                        reply = s.recv(10)
+                except TimeoutError:
+                    continue
+                stored += reply["type"] == "update"
+                moved = True
+        if not moved:
+            time.sleep(0.2)
+    return stored

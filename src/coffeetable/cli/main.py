@@ -231,6 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
+    import logging
 
     import uvicorn
 
@@ -257,6 +258,11 @@ def _serve(args: argparse.Namespace) -> int:
     app = create_app(settings)
     config = uvicorn.Config(
         app, host=args.host, port=args.port, log_level="info", ws_max_size=64 * 1024
+    )
+
+    # the server's own lines (coffeetable.*): leases taken and lost, clocks run out, errors
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
 
     async def run() -> None:

@@ -150,6 +150,8 @@ class Driver:
                     await self.match.update(live, seats=seats)
                 except StaleRevisionError:
                     continue  # reloaded: look at the clocks again
+                for s in expired:
+                    log.info("clock: table %s seat %d ran out", live.meta.id, s)
                 self.after_change(live)
                 return
 

@@ -240,9 +240,18 @@ class RedisJobs(Jobs):
 
     async def _read_replies(self) -> None:
         last = "$"
+        lost = False
         while True:
             try:
                 got = await self.redis.xread({self.replies: last}, count=100, block=1000)
+                if lost:
+                    # Redis came back, maybe empty: the jobs queued before are gone, so
+                    # whoever waits for one is told now (a bot asks again) rather than
+                    # after its whole timeout
+                    lost = False
+                    for waiting in list(self._waiting.values()):
+                        if not waiting.done():
+                            waiting.set_exception(JobError("Redis was away; the job was lost"))
                 for _stream, entries in got or ():
                     for entry_id, fields in entries:
                         last = entry_id
@@ -261,6 +270,7 @@ class RedisJobs(Jobs):
             except Exception as exc:  # Redis away: whoever waits times out and asks again
                 log.warning("reading job answers failed (%s); retrying", exc)
                 last = "$"
+                lost = True
                 await asyncio.sleep(1.0)
 
 
