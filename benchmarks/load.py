@@ -1,7 +1,7 @@
 """Load test of the game server on loopback: N concurrent tables of both games, played by
 client processes over WebSockets, with SQLite and with PostgreSQL.
 
-    python3 benchmarks/load.py [--tables 200] [--seconds 30] [--clients 2]
+    python3 benchmarks/load.py [--tables 200] [--seconds 30] [--clients 2] [--nodes N]
                                [--rate MOVES_PER_S] [--db sqlite|postgresql|both]
                                [--repeat N] [--profile FOLDER] [--no-deflate]
 
@@ -87,7 +87,7 @@ async def _guest(http: httpx.AsyncClient) -> str:
 
 
 async def _table(
-    base: str,
+    base: str | list[str],
     game: str,
     rng: random.Random,
     first: Any,
@@ -113,8 +113,17 @@ async def _table(
         sockets, latest = await _set_up(base, game)
 
 
-async def _set_up(base: str, game: str) -> tuple[list[Any], list[dict[str, Any]]]:
-    """Two guests at a new started table, both connected: (sockets, first snapshots)."""
+async def _set_up(bases: str | list[str], game: str) -> tuple[list[Any], list[dict[str, Any]]]:
+    """Two guests at a new started table, both connected: (sockets, first snapshots). With
+    several nodes (`bases`), the table is made through a random one, and its two players
+    connect to two different nodes (what the bus must carry)."""
+    if isinstance(bases, list):
+        first = random.randrange(len(bases))
+        base = bases[first]
+        socket_bases = [base, bases[(first + 1) % len(bases)]]
+    else:
+        base = bases
+        socket_bases = [base, base]
     async with (
         httpx.AsyncClient(base_url=base, timeout=120, verify=_tls()) as a,
         httpx.AsyncClient(base_url=base, timeout=120, verify=_tls()) as b,
@@ -128,11 +137,10 @@ async def _set_up(base: str, game: str) -> tuple[list[Any], list[dict[str, Any]]
         b.cookies.set(SESSION_COOKIE, tb)
         await b.post(f"/api/tables/{tid}/join")
         await a.post(f"/api/tables/{tid}/start")
-    ws_base = base.replace("http://", "ws://")
     sockets = []
-    for token in (ta, tb):
+    for token, node in zip((ta, tb), socket_bases, strict=True):
         ws = await connect(
-            f"{ws_base}/ws/tables/{tid}",
+            f"{node.replace('http://', 'ws://')}/ws/tables/{tid}",
             additional_headers={"Cookie": f"{SESSION_COOKIE}={token}"},
             max_size=8 * 1024 * 1024,
             open_timeout=120,
@@ -221,7 +229,7 @@ def _cpu_seconds() -> tuple[float, float]:
 
 
 def _client(
-    base: str,
+    base: str | list[str],
     tables: int,
     first: int,
     seconds: float,
@@ -282,6 +290,23 @@ def _run_queue_wait(pid: int) -> float:
     return total
 
 
+def _nodes_cpu(pids: list[int]) -> tuple[float, float]:
+    """(user, system) CPU seconds of all the server processes together."""
+    times = [_process_cpu(p) for p in pids]
+    return sum(t[0] for t in times), sum(t[1] for t in times)
+
+
+def _redis_url() -> str:
+    """The machine's Redis, a database of the benchmark's own, emptied."""
+    import redis
+
+    url = os.environ.get("COFFEETABLE_BENCH_REDIS", "redis://127.0.0.1:6379/8")
+    client = redis.Redis.from_url(url)
+    client.flushdb()
+    client.close()
+    return url
+
+
 def _process_cpu(pid: int) -> tuple[float, float]:
     """(user, system) CPU seconds a process has used so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -296,16 +321,26 @@ def run(
     rate: float | None = None,
     profile: Path | None = None,
     deflate: bool = True,
+    nodes: int = 0,
 ) -> dict[str, Any]:
+    """One run. `nodes` 0: one server alone (no Redis); N: N nodes of a site on Redis."""
     clients = max(1, min(clients, tables))
     interval = tables / rate if rate else 0.0
     with TemporaryDirectory() as folder:
-        server = ServerProcess(
-            db_url, Path(folder) / "server.log", extra_env={"COFFEETABLE_AUTH_BURST": "100000"}
-        )
-        server.start()
-        assert server.proc is not None
-        pid = server.proc.pid
+        servers = [
+            ServerProcess(
+                db_url,
+                Path(folder) / f"server{k}.log",
+                extra_env={"COFFEETABLE_AUTH_BURST": "100000"},
+                extra_args=["--redis", _redis_url()] if nodes else [],
+            )
+            for k in range(max(1, nodes))
+        ]
+        for server in servers:
+            server.start()
+        pids = [s.proc.pid for s in servers if s.proc is not None]
+        pid = pids[0]
+        bases: str | list[str] = [s.url for s in servers] if nodes else servers[0].url
         try:
             queue: Any = multiprocessing.Queue()
             ready: Any = multiprocessing.Barrier(clients + 1)
@@ -316,14 +351,14 @@ def run(
             for n in per:
                 p = multiprocessing.Process(
                     target=_client,
-                    args=(server.url, n, first, seconds, interval, ready, finished, queue, deflate),
+                    args=(bases, n, first, seconds, interval, ready, finished, queue, deflate),
                 )
                 first += n
                 p.start()
                 procs.append(p)
             ready.wait()  # the tables are set up: the timed window starts
-            before = _process_cpu(pid)
-            waited = _run_queue_wait(pid)
+            before = _nodes_cpu(pids)
+            waited = sum(_run_queue_wait(p) for p in pids)
             spies = []
             if profile is not None:  # the server, and the first client process
                 for who, target in (("server", pid), ("client", procs[0].pid)):
@@ -339,8 +374,8 @@ def run(
                         )
                     )  # fmt: skip
             finished.wait()  # every client has stopped playing (none has closed yet)
-            user, system = _process_cpu(pid)
-            waited = _run_queue_wait(pid) - waited
+            user, system = _nodes_cpu(pids)
+            waited = sum(_run_queue_wait(p) for p in pids) - waited
             outs = [queue.get() for _ in procs]
             server_cpu, server_system = user + system - sum(before), system - before[1]
             for p in procs:
@@ -348,7 +383,8 @@ def run(
             for spy in spies:
                 spy.wait(seconds + 60)
         finally:
-            server.stop()
+            for server in servers:
+                server.stop()
     latency = sorted(x for o in outs for x in o["latency"])
     moves = sum(o["moves"] for o in outs)
     q = statistics.quantiles(latency, n=100) if len(latency) > 100 else [float("nan")] * 99
@@ -390,6 +426,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs per database (and medians)")
     parser.add_argument("--db", choices=["sqlite", "postgresql", "both"], default="both")
     parser.add_argument(
+        "--nodes",
+        type=int,
+        default=0,
+        help="0 (default): one server alone; N: N nodes of a site on PostgreSQL and Redis, "
+        "each table's two players on two different nodes",
+    )
+    parser.add_argument(
         "--profile", type=Path, default=None, help="folder for py-spy profiles of the server"
     )
     args = parser.parse_args()
@@ -397,6 +440,10 @@ def main() -> None:
         parser.error(
             "a load test is bounded: at most 1000 tables, 600 seconds, 10000 moves/s, 10 runs"
         )
+    if not 0 <= args.nodes <= 8:
+        parser.error("--nodes is 0 (one server alone) to 8")
+    if args.nodes and args.db != "postgresql":
+        args.db = "postgresql"  # several nodes share one PostgreSQL database
     if args.profile is not None:
         if shutil.which("py-spy") is None:
             parser.error("--profile needs py-spy (pip install py-spy)")
@@ -420,22 +467,25 @@ def main() -> None:
                     args.rate,
                     profile,
                     deflate=not args.no_deflate,
+                    nodes=args.nodes,
                 )
                 r["load"] = load
                 results.append(r)
-                print(_line(name, args.rate, r), flush=True)
+                label = f"{name} {args.nodes} nodes" if args.nodes else f"{name} alone"
+                print(_line(label, args.rate, r), flush=True)
             if args.repeat > 1:
                 middle = {
                     key: statistics.median(r[key] for r in results)
                     for key in results[0]
                     if isinstance(results[0][key], int | float)
                 }
-                print(_line(f"{name} median", args.rate, middle), flush=True)
+                label = f"{name} {args.nodes} nodes" if args.nodes else f"{name} alone"
+                print(_line(f"{label} median", args.rate, middle), flush=True)
 
 
 def _line(name: str, rate: float | None, r: dict[str, Any]) -> str:
     return (
-        f"{name:10s} tables {r['tables']:.0f}  "
+        f"{name:18s} tables {r['tables']:.0f}  "
         + (f"rate {rate:.0f}  " if rate else "closed loop  ")
         + f"moves {r['moves']:.0f}  {r['moves_per_second']:.0f} moves/s  "
         f"p50 {r['p50_ms']:.1f} ms  p99 {r['p99_ms']:.1f} ms  "

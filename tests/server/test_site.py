@@ -140,8 +140,11 @@ def test_join_races_on_two_nodes_give_the_last_seat_to_one(site: Site) -> None:
 def test_lobby_updates_reach_lobby_sockets_on_every_node(site: Site) -> None:
     from websockets.sync.client import connect
 
-    sockets = [connect(f"{n.ws_url}/ws/lobby", open_timeout=10) for n in site.nodes]
-    try:
+    with contextlib.ExitStack() as stack:
+        sockets = [
+            stack.enter_context(connect(f"{n.ws_url}/ws/lobby", open_timeout=10))
+            for n in site.nodes
+        ]
         for ws in sockets:
             ws.recv(timeout=10)  # the list
         host = Player(site.nodes[0]).guest()
@@ -153,9 +156,6 @@ def test_lobby_updates_reach_lobby_sockets_on_every_node(site: Site) -> None:
             while message["table"]["id"] != table["id"]:
                 message = json.loads(ws.recv(timeout=10))
             assert message["type"] == "table"
-    finally:
-        for ws in sockets:
-            ws.close()
 
 
 def _driver_of(site: Site, table_id: str) -> int:

@@ -31,6 +31,7 @@ pytestmark = [pytest.mark.server, pytest.mark.slow]
 TABLES = 22
 KILLS = 32
 KILL_EVERY = (2.0, 4.0)  # seconds between kills
+THINK = (0.8, 2.0)  # seconds a person takes over a move: the games outlast the kills
 DEADLINE = 420.0  # seconds for the whole run
 
 
@@ -51,6 +52,16 @@ class Person(threading.Thread):
         self.reconnects = 0
         self.over = False
         self.stop = threading.Event()
+        self.ready_at: float | None = None
+
+    def _think(self) -> bool:
+        """Take some time over the move; False if the person was stopped meanwhile."""
+        if self.ready_at is None:
+            self.ready_at = time.monotonic() + self.rng.uniform(*THINK)
+        if time.monotonic() < self.ready_at:
+            return False
+        self.ready_at = None
+        return True
 
     def run(self) -> None:
         while not self.stop.is_set() and not self.over:
@@ -103,6 +114,8 @@ class Person(threading.Thread):
                     and state.get("legal")
                     and seat in view.get("current_seats", [])
                 ):
+                    if not self._think():
+                        continue
                     action = self.rng.choice(state["legal"])
                     pending = (state["version"], action)
                     ws.send(
@@ -165,9 +178,12 @@ def test_kill_nodes_and_workers_at_random_and_lose_nothing(
                 people.append(person)
 
         kills = Counter[str]()
+        running_kills = 0
         started = time.monotonic()
         while sum(kills.values()) < KILLS and time.monotonic() - started < DEADLINE / 2:
             time.sleep(rng.uniform(*KILL_EVERY))
+            if not all(p.over for p in people):
+                running_kills += 1
             if rng.random() < 0.6:
                 index = rng.randrange(len(site.nodes))
                 site.kill_node(index)
@@ -224,13 +240,14 @@ def test_kill_nodes_and_workers_at_random_and_lose_nothing(
         fired_twice = sum(1 for n in fires.values() if n > 1)
         print(
             f"\nchaos: {sum(kills.values())} kills ({kills['node']} nodes, {kills['worker']} "
-            f"workers); {acked} acknowledged moves of people, "
+            f"workers; {running_kills} while games ran); {acked} acknowledged moves of people, "
             f"{sum(len(v) for v in stored.values())} moves stored; lost {lost}, duplicated "
             f"{duplicates}; tables stuck {stuck}, finished {finished} of {len(tables)}; "
             f"clocks fired {sum(fires.values())} (twice: {fired_twice}); replay errors "
-            f"{replay_errors}; reconnects {sum(p.reconnects for p in people)}"
+            f"{replay_errors}; attempts to reconnect {sum(p.reconnects for p in people)}"
         )
         assert sum(kills.values()) >= 30
+        assert running_kills >= 30
         assert lost == 0
         assert duplicates == 0
         assert stuck == 0

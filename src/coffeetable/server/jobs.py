@@ -239,7 +239,9 @@ class RedisJobs(Jobs):
         return total
 
     async def _read_replies(self) -> None:
-        last = "$"
+        # from the stream's beginning: it is this node's own (its id is new with every start),
+        # and "$" would miss an answer added between two reads
+        last = "0-0"
         lost = False
         while True:
             try:
@@ -269,7 +271,7 @@ class RedisJobs(Jobs):
                 raise
             except Exception as exc:  # Redis away: whoever waits times out and asks again
                 log.warning("reading job answers failed (%s); retrying", exc)
-                last = "$"
+                last = "0-0"  # Redis may have come back empty
                 lost = True
                 await asyncio.sleep(1.0)
 
