@@ -309,3 +309,94 @@ def _play_for(sockets: list[Socket], rng: random.Random, until: float) -> int:
         if not moved:
             time.sleep(0.2)
     return stored
+
+
+def test_bad_input_on_any_node_gets_a_clear_error_and_changes_nothing(site: Site) -> None:
+    ana, ben = Player(site.nginx).guest(), Player(site.nginx).guest()
+    table = ana.create("cafe", [{"kind": "human"}, {"kind": "open"}])
+    assert ben.post(f"/api/tables/{table['id']}/join").status_code == 200
+    assert ana.post(f"/api/tables/{table['id']}/start").status_code == 200
+    for node in site.nodes:
+        s = ana.socket(table["id"], via=node)
+        s.recv_until("snapshot")
+        version = s.version
+        for bad, code in (
+            ("not json", "bad_json"),
+            ('{"type": "act"}', "invalid"),
+            ('{"type": "act", "version": 0, "action": "teleport"}', "illegal"),
+            ('{"type": "fly"}', "unknown_type"),
+        ):
+            s.send(bad)
+            reply = s.recv_until("error")
+            assert reply["code"] in (code, "not_your_turn", "stale_version"), reply
+        s.close()
+        log = httpx.get(f"{node.url}/api/tables/{table['id']}/log").json()
+        assert log == [] and version == 0
+    # HTTP: a forged seat, an unknown table, a malformed body, on each node
+    for node in site.nodes:
+        other = Player(node).guest()
+        assert other.post(f"/api/tables/{table['id']}/start").status_code in (403, 409)
+        assert other.http.get("/api/tables/nope").status_code == 404
+        r = other.http.post(
+            "/api/tables", content=b"{", headers={"content-type": "application/json"}
+        )
+        assert r.status_code == 422 and "error" in r.json()
+
+
+def test_hints_go_through_the_bot_workers(site: Site) -> None:
+    ana = Player(site.nginx).guest()
+    table = ana.create("coffee-rush", [{"kind": "human"}, {"kind": "bot", "bot": "random"}])
+    assert ana.post(f"/api/tables/{table['id']}/start").status_code == 200
+    s = ana.socket(table["id"], via=site.nodes[1])
+    s.recv_until("snapshot")
+    while 0 not in (s.view or {}).get("current_seats", []):
+        s.recv(30)
+    hint = ana.post(f"/api/tables/{table['id']}/hint")
+    assert hint.status_code == 200, hint.text
+    assert hint.json()["action"] in s.legal
+    s.close()
+
+
+def test_the_account_routes_rate_limit_is_the_sites_not_each_nodes(site: Site) -> None:
+    """Guests made as fast as possible through two nodes: the site's one bucket (80, as the
+    tests set it, refilled at 2 a second) refuses what is beyond it, whichever node."""
+    client = site.redis()
+    client.delete("ct:rate:127.0.0.1")
+    try:
+        answers = []
+        for index in range(100):
+            node = site.nodes[index % 2]
+            answers.append(httpx.post(f"{node.url}/api/guest", timeout=30).status_code)
+        assert answers.count(200) < 95  # two buckets of 80 each would have let all 100 in
+        assert 429 in answers[::2] and 429 in answers[1::2]  # refused on both nodes
+        refused = httpx.post(f"{site.nodes[2].url}/api/guest", timeout=30)
+        assert refused.status_code == 429 and "try again in" in refused.json()["error"]["message"]
+    finally:
+        client.delete("ct:rate:127.0.0.1")
+
+
+def test_a_node_stopped_hands_its_leases_over_and_closes_sockets_with_1012(site: Site) -> None:
+    from websockets.exceptions import ConnectionClosed
+
+    ana = Player(site.nginx).guest()
+    table = ana.create("coffee-rush", [{"kind": "human"}, {"kind": "bot", "bot": "greedy"}])
+    assert ana.post(f"/api/tables/{table['id']}/start").status_code == 200
+    driver = _driver_of(site, table["id"])
+    s = ana.socket(table["id"], via=site.nodes[driver])
+    s.recv_until("snapshot")
+    node = site.nodes[driver]
+    assert node.proc is not None
+    stopped_at = time.monotonic()
+    node.proc.terminate()  # SIGTERM: a graceful stop
+    try:
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                s.recv(20)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
+        node.proc.wait(20)
+        new_driver = _driver_of(site, table["id"])
+        assert new_driver != driver
+        assert time.monotonic() - stopped_at < 6  # released at once, not left to expire
+    finally:
+        node.proc = None
+        node.start()
