@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from coffeetable.server import app as server_app
-from coffeetable.server.match import encode_json, encode_log_line, log_json
+from coffeetable.server.livetable import encode_json, encode_log_line, log_json
 
 ENTRY = {
     "version": 7,

@@ -32,7 +32,7 @@ from coffeetable.core.registry import find_game, game_names
 from coffeetable.server import auth
 from coffeetable.server.bots import SEAT_BOTS
 from coffeetable.server.gamedata import game_data
-from coffeetable.server.match import (
+from coffeetable.server.livetable import (
     Client,
     TableError,
     encode_json,

@@ -20,7 +20,8 @@ from coffeetable.core.errors import CoffeetableError
 from coffeetable.server.bots import ZOMBIE_BOT
 from coffeetable.server.jobs import JobError, Jobs
 from coffeetable.server.leases import RENEW_EVERY, SCAN_EVERY, Leases
-from coffeetable.server.match import LiveTable, MatchService, TableError, bot_of, seat_of
+from coffeetable.server.livetable import LiveTable, TableError, bot_of, seat_of
+from coffeetable.server.match import MatchService
 from coffeetable.server.storage import Seat, StaleRevisionError, StaleVersionError, User
 
 log = logging.getLogger("coffeetable.server")

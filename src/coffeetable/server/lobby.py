@@ -20,14 +20,8 @@ from coffeetable.core.registry import find_game, game_names
 from coffeetable.server.bots import ZOMBIE_BOT, check_bot_name
 from coffeetable.server.bus import LOBBY, Bus
 from coffeetable.server.clock import ClockSettings
-from coffeetable.server.match import (
-    LiveTable,
-    MatchService,
-    TableError,
-    now_utc,
-    seat_of,
-    table_json,
-)
+from coffeetable.server.livetable import LiveTable, TableError, now_utc, seat_of, table_json
+from coffeetable.server.match import MatchService
 from coffeetable.server.storage import GameTable, Seat, StaleRevisionError, User
 
 #: Attempts at a seat or status change that lost a race with another node.

@@ -9,7 +9,8 @@ from typing import Any
 from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.record import GameRecord
 from coffeetable.core.registry import find_game, game_names
-from coffeetable.server.match import MatchService, TableError, now_utc, result_json
+from coffeetable.server.livetable import TableError, now_utc, result_json
+from coffeetable.server.match import MatchService
 from coffeetable.server.storage import GameTable, Seat, TableChanges, User
 
 
