@@ -69,7 +69,6 @@ from coffeetable.server.storage import (
 log = logging.getLogger("coffeetable.server")
 
 
-
 class MatchService:
     """The live tables of this node: loading them, their moves and undos, their clients,
     and what other nodes publish about them."""
