@@ -29,7 +29,9 @@ def test_accounts(server: ServerProcess) -> None:
     name = f"Ana{random.Random().randrange(10**6)}"
     ana = Player(server)
     assert _error(ana.http.get("/api/me"))[:2] == (401, "login")
+    assert ana.http.get("/api/session").json() == {"user": None}
     r = ana.register(name)
+    assert ana.http.get("/api/session").json()["user"] == ana.http.get("/api/me").json()
     assert r.status_code == 200 and r.json()["name"] == name and r.json()["guest"] is False
     assert ana.http.get("/api/me").json()["name"] == name
     cookie = r.headers["set-cookie"].lower()

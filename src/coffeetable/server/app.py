@@ -326,6 +326,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def me(user: Annotated[User, Depends(require_user)]) -> dict[str, Any]:
         return user_json(user)
 
+    @app.get("/api/session", tags=["accounts"])
+    async def session(user: Annotated[User | None, Depends(current_user)]) -> dict[str, Any]:
+        """Who is logged in: `{"user": ...}` as `/api/me` gives it, or `{"user": null}`, always
+        200 (a page asks this on every load; a 401 would be an error in the browser console)."""
+        return {"user": user_json(user) if user is not None else None}
+
     # ---- games and the lobby ------------------------------------------------------------------
     @app.get("/api/games", tags=["lobby"])
     async def games() -> list[dict[str, Any]]:
