@@ -77,14 +77,24 @@ def test_cafe_placement_double_confirm_rotate_and_shop_names(client: Client) -> 
     client.create_table("cafe", ["greedy"])
     client.start()
     page.wait_for_selector("#cafe")
-    # 7: every shop name on the draft cards is written whole, inside its shop
+    # 7: every shop name of every card, drawn as on the draft, is written whole inside its shop
     page.wait_for_selector("#draft .shop-city")
     fits = page.evaluate(
-        """() => [...document.querySelectorAll('#draft .shop')].map((g) => {
-            const box = g.querySelector('.shop-box').getBBox();
-            const text = g.querySelector('.shop-city');
-            return [text.textContent, text.getComputedTextLength() <= box.width + 0.5];
-        })"""
+        """async () => {
+            const cafe = await import('/js/cafe.js');
+            const data = await cafe.loadCafeData();
+            const box = document.createElement('div');
+            box.style.width = '190px';
+            document.body.append(box);
+            for (const card of data.cards) box.append(cafe.cardSvg(card.id));
+            const out = [...box.querySelectorAll('.shop')].map((g) => {
+                const shop = g.querySelector('.shop-box').getBBox();
+                const text = g.querySelector('.shop-city');
+                return [text.textContent, text.getComputedTextLength() <= shop.width + 0.5];
+            });
+            box.remove();
+            return out;
+        }"""
     )
     assert fits and all(ok and not name.endswith("…") for name, ok in fits), fits
     to_placement(client)

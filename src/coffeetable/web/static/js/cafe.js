@@ -222,9 +222,9 @@ function shopDrawing(shop, positions, minR, minC, size, lost, pad = 0) {
   const scale = size / 54;
   const city = shop.name || cityName(shop.city);
   const wide = w > size * 1.5;
-  // the whole name, squeezed to the shop's width when it is longer (about 0.55 em a letter)
+  // the whole name, squeezed to the shop's width when it may be longer (at most ~0.65 em a letter)
   const room = w - 6 * scale;
-  const squeeze = city.length * 9.5 * scale * 0.56 > room ? { textLength: room, lengthAdjust: "spacingAndGlyphs" } : {};
+  const squeeze = city.length * 9.5 * scale * 0.65 > room ? { textLength: room, lengthAdjust: "spacingAndGlyphs" } : {};
   g.append(s("text", { x: x + w / 2, y: y + 12 * scale, class: "shop-city", style: { "font-size": `${9.5 * scale}px` }, ...squeeze }, city));
   g.append(s("text", { x: x + w / 2, y: y + 21 * scale, class: "shop-year", style: { "font-size": `${8.5 * scale}px` } }, shop.year ? String(shop.year) : ""));
   // VP badge
