@@ -193,7 +193,7 @@ NO_PEEK_POSITIONS = [
     ("cafe", 4, {"promos": PROMOS}, 53),
     ("coffee-rush", 2, {}, 16),
     ("coffee-rush", 2, {}, 52),
-    ("coffee-rush", 2, {"less_luck": True}, 64),
+    ("coffee-rush", 2, {"less_luck": True}, 63),
     ("coffee-rush", 3, {"less_luck": True}, 30),
     ("coffee-rush", 4, {}, 20),
 ]

@@ -29,7 +29,9 @@ def test_accounts(server: ServerProcess) -> None:
     name = f"Ana{random.Random().randrange(10**6)}"
     ana = Player(server)
     assert _error(ana.http.get("/api/me"))[:2] == (401, "login")
+    assert ana.http.get("/api/session").json() == {"user": None}
     r = ana.register(name)
+    assert ana.http.get("/api/session").json()["user"] == ana.http.get("/api/me").json()
     assert r.status_code == 200 and r.json()["name"] == name and r.json()["guest"] is False
     assert ana.http.get("/api/me").json()["name"] == name
     cookie = r.headers["set-cookie"].lower()
@@ -146,7 +148,9 @@ def test_lobby_join_leave_start_and_private_tables(server: ServerProcess) -> Non
         assert _error(host.post(f"/api/tables/{tid}/start"))[:2] == (409, "seats_open")
         assert other.post(f"/api/tables/{tid}/join").status_code == 200
         assert json.loads(lobby.recv(timeout=10))["table"]["seats"][1]["user"] == other.name
-        assert _error(other.post(f"/api/tables/{tid}/join"))[:2] == (409, "seated")
+        # joining again (a double click) answers with the table, and changes nothing
+        again = other.post(f"/api/tables/{tid}/join")
+        assert again.status_code == 200 and again.json()["seats"][1]["user"] == other.name
         assert _error(third.post(f"/api/tables/{tid}/join"))[:2] == (409, "full")
         assert _error(other.post(f"/api/tables/{tid}/start"))[:2] == (403, "not_host")
         assert other.post(f"/api/tables/{tid}/leave").status_code == 200
@@ -301,3 +305,37 @@ def test_too_many_requests(server: ServerProcess) -> None:
     r = httpx.post(f"{server.url}/api/guest")
     if r.status_code == 429:
         assert r.json()["error"]["code"] == "rate_limited"
+
+
+def test_repeated_requests_get_the_same_table(server: ServerProcess) -> None:
+    """A client's `request_id` makes creating a table and asking for a rematch idempotent:
+    the same player repeating a request (a double click, a retry) gets the same table, also
+    from the database after a restart; another id, or another player, gets a new one."""
+    alice, bob = Player(server).guest(), Player(server).guest()
+    seats = [{"kind": "human"}, {"kind": "bot", "bot": "random"}]
+    first = alice.create("coffee-rush", seats, request_id="create-1")
+    again = alice.post("/api/tables", game="coffee-rush", seats=seats, request_id="create-1")
+    assert again.status_code == 201 and again.json()["id"] == first["id"]
+    assert alice.create("coffee-rush", seats, request_id="create-2")["id"] != first["id"]
+    assert bob.create("coffee-rush", seats, request_id="create-1")["id"] != first["id"]
+    assert alice.create("coffee-rush", seats)["id"] != alice.create("coffee-rush", seats)["id"]
+    too_long = alice.post("/api/tables", game="coffee-rush", seats=seats, request_id="x" * 65)
+    assert _error(too_long)[:2] == (422, "invalid")
+    mine = [t["id"] for t in alice.http.get("/api/tables").json() if t["created_by"] == alice.name]
+    assert mine.count(first["id"]) == 1
+    # a rematch: the same id gives the same new table; without a body it works as before
+    tid = first["id"]
+    assert alice.post(f"/api/tables/{tid}/start").status_code == 200
+    sock = alice.socket(tid)
+    sock.recv()
+    play_out([sock], random.Random(3))
+    sock.close()
+    one = alice.post(f"/api/tables/{tid}/rematch", request_id="rematch-1")
+    two = alice.post(f"/api/tables/{tid}/rematch", request_id="rematch-1")
+    assert one.status_code == two.status_code == 201 and one.json()["id"] == two.json()["id"]
+    plain = alice.http.post(f"/api/tables/{tid}/rematch")
+    assert plain.status_code == 201 and plain.json()["id"] != one.json()["id"]
+    # the request ids are kept in the database: a restarted server still knows them
+    server.restart()
+    again = alice.post(f"/api/tables/{tid}/rematch", request_id="rematch-1")
+    assert again.status_code == 201 and again.json()["id"] == one.json()["id"]

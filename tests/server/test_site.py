@@ -219,26 +219,31 @@ def test_a_dead_nodes_tables_are_driven_by_another_within_10_s(site: Site) -> No
 
 
 def test_a_worker_killed_mid_decision_loses_nothing(site: Site) -> None:
-    """kill -9 every bot worker while ISMCTS thinks: a new worker takes the job over and the
-    bot moves; the table goes on."""
+    """kill -9 the bot worker that took a job, while ISMCTS thinks: another worker takes the
+    job over and the bot moves, once; the table goes on."""
+    for worker in site.workers:
+        worker.stop()
     ana = Player(site.nginx).guest()
     table = ana.create("cafe", [{"kind": "human"}, {"kind": "bot", "bot": "ismcts:hard"}])
     table_id = table["id"]
     assert ana.post(f"/api/tables/{table_id}/start").status_code == 200
     s = ana.socket(table_id, via=site.nodes[0])
     s.recv_until("snapshot")
-    version = s.version
-    # Café's draft begins with the last seat: the bot thinks about its first pick now
-    time.sleep(0.3)
-    for worker in site.workers:
-        worker.kill()
-    time.sleep(1.0)
+    assert s.version == 0  # Café's draft begins with the last seat: the bot's job waits
+    client = site.redis()
+    site.workers[0].start()
+    deadline = time.monotonic() + 30
+    while not client.xpending("ct:jobs:bot", "workers")["pending"]:
+        assert time.monotonic() < deadline, "no worker took the job"
+        time.sleep(0.05)
+    site.workers[0].kill()  # it thinks for about a second: killed mid-decision
+    assert s.version == 0
     for worker in site.workers:
         worker.start()
-    while s.version == version:
+    while s.version == 0:
         message = s.recv(timeout=60)
         assert message["type"] != "error", message
-    assert s.version == version + 1
+    assert s.version == 1
     log = httpx.get(f"{site.nodes[1].url}/api/tables/{table_id}/log").json()
     assert [line["seat"] for line in log] == [1]  # the bot moved exactly once
     s.close()

@@ -59,6 +59,21 @@ def test_every_language_has_every_string() -> None:
             assert isinstance(text, str) and text.strip(), (lang, key)
 
 
+#: English words that follow a count: a string with "{n} days" must have plural forms.
+COUNTED_WORDS = re.compile(
+    r"\{(?:n|left|days|hours|total|count)\} (?:free )?(?:days?|steps?|points?|players?|cubes?|cards?|orders?|tokens?)\b"
+)
+
+
+def test_counted_strings_have_plural_forms() -> None:
+    """ "1 days", "(1 free steps left)": a count followed by a noun is chosen by plural rules
+    (`tn`), in every language (issue 37)."""
+    en = json.loads((STATIC / "i18n" / "en.json").read_text())
+    bare = [k for k, v in en.items() if COUNTED_WORDS.search(v) and not k.startswith("log.")]
+    bare = [k for k in bare if k.rsplit(".", 1)[-1] not in ("one", "other")]
+    assert bare == []
+
+
 def test_translations_use_only_known_placeholders() -> None:
     en = strings("en")
     _, en_plural = split(en)

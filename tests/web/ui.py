@@ -38,8 +38,18 @@ class Client:
                 else None
             ),
         )
-        self.page.on("dialog", lambda d: d.accept())
+        #: the messages of confirm() dialogs; they are accepted, unless `dismiss_dialogs`
+        self.dialogs: list[str] = []
+        self.dismiss_dialogs = False
+        self.page.on("dialog", self._dialog)
         self.page.set_default_timeout(15_000)
+
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        if self.dismiss_dialogs:
+            dialog.dismiss()
+        else:
+            dialog.accept()
 
     def goto(self, hash_: str = "#/") -> None:
         self.page.goto(f"{self.server.url}/{hash_}")

@@ -104,6 +104,11 @@ class ClockSpec(_Body):
     turn_limit: float | None = None
 
 
+#: A client's id for a request that creates a table: repeated within 10 minutes by the same
+#: player (a double click, a retry), it gets the same table back.
+REQUEST_ID = Field(default=None, min_length=1, max_length=64)
+
+
 class NewTable(_Body):
     game: str
     options: dict[str, Any] = Field(default_factory=dict)
@@ -111,6 +116,11 @@ class NewTable(_Body):
     clock: ClockSpec | None = None
     rated: bool = False
     private: bool = False
+    request_id: str | None = REQUEST_ID
+
+
+class Rematch(_Body):
+    request_id: str | None = REQUEST_ID
 
 
 class JoinTable(_Body):
@@ -264,6 +274,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def me(user: Annotated[User, Depends(require_user)]) -> dict[str, Any]:
         return user_json(user)
 
+    @app.get("/api/session", tags=["accounts"])
+    async def session(user: Annotated[User | None, Depends(current_user)]) -> dict[str, Any]:
+        """Who is logged in: `{"user": ...}` as `/api/me` gives it, or `{"user": null}`, always
+        200 (a page asks this on every load; a 401 would be an error in the browser console)."""
+        return {"user": user_json(user) if user is not None else None}
+
     # ---- games and the lobby ------------------------------------------------------------------
     @app.get("/api/games", tags=["lobby"])
     async def games() -> list[dict[str, Any]]:
@@ -315,6 +331,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             body.clock.model_dump(exclude_none=True) if body.clock else None,
             body.rated,
             body.private,
+            body.request_id,
         )
         out = await _table_out(request, table)
         if table.private:
@@ -353,9 +370,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/tables/{table_id}/rematch", tags=["tables"], status_code=201)
     async def rematch(
-        table_id: str, request: Request, user: Annotated[User, Depends(require_user)]
+        table_id: str,
+        request: Request,
+        user: Annotated[User, Depends(require_user)],
+        body: Rematch | None = None,
     ) -> dict[str, Any]:
-        return await _table_out(request, await node_of(request).lobby.rematch(table_id, user), user)
+        request_id = body.request_id if body else None
+        table = await node_of(request).lobby.rematch(table_id, user, request_id)
+        return await _table_out(request, table, user)
 
     @app.get("/api/tables/{table_id}/log", tags=["tables"])
     async def game_log(table_id: str, request: Request) -> list[dict[str, Any]]:

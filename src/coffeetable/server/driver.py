@@ -74,6 +74,7 @@ class Driver:
         if state is None or bot is None:
             return
         version = live.meta.version
+        log.debug("bot %s of table %s thinks at version %d", bot, live.meta.id, version)
         try:
             text, plan = await self.jobs.choose(
                 live.meta.game,
@@ -249,6 +250,7 @@ class Driver:
             return
         random.shuffle(free)
         for table_id in await self.leases.acquire(free[:room]):
+            log.info("took the lease of table %s", table_id)
             await self.drive(table_id)
 
     async def drive(self, table_id: str) -> None:
@@ -268,6 +270,7 @@ class Driver:
         if self.leases.shared and not self.leases.holds(table_id):
             with contextlib.suppress(Exception):
                 if await self.leases.acquire([table_id]):
+                    log.info("took the lease of table %s (it started here)", table_id)
                     live = self.match.live_tables.get(table_id)
                     if live is not None:
                         self.after_change(live)

@@ -87,7 +87,10 @@ class LobbyService:
         clock: dict[str, Any] | None,
         rated: bool,
         private: bool,
+        request_id: str | None = None,
     ) -> GameTable:
+        """A new open table; the same user's repeated `request_id` gets the same table back
+        (storage `create_table`'s request_key)."""
         if game_name not in game_names():
             raise TableError(
                 400, "unknown_game", f"unknown game {game_name!r}; games: {', '.join(game_names())}"
@@ -148,6 +151,7 @@ class LobbyService:
             private=private,
             invite_token=secrets.token_urlsafe(12) if private else None,
             created_by=user.id,
+            request_key=request_id,
         )
         self.match.names[user.id] = user.name
         await self.match.listing_changed(table)
@@ -167,6 +171,8 @@ class LobbyService:
     ) -> GameTable:
         async def change(live: LiveTable) -> None:
             meta = live.meta
+            if seat_of(meta, user) is not None:
+                return  # joined already: a repeated request (a double click)
             if meta.status != "open":
                 raise TableError(409, "not_open", "this table has already started")
             if (
@@ -181,8 +187,6 @@ class LobbyService:
                 raise TableError(403, "private", "this table is private: use its invite link")
             if meta.rated and user.is_guest:
                 raise TableError(403, "guest", "guests cannot play rated games; register first")
-            if seat_of(meta, user) is not None:
-                raise TableError(409, "seated", "you already have a seat at this table")
             free = [i for i, s in enumerate(meta.seats) if s.kind == "open"]
             chosen = seat
             if chosen is None:
@@ -244,9 +248,10 @@ class LobbyService:
             await self.on_running(table_id)
         return table
 
-    async def rematch(self, table_id: str, user: User) -> GameTable:
+    async def rematch(self, table_id: str, user: User, request_id: str | None = None) -> GameTable:
         """A new open table with the same game, options, seats and clock; the players are
-        seated as before (bots too), so the host can start it at once."""
+        seated as before (bots too), so the host can start it at once. The same user's
+        repeated `request_id` gets the same table back."""
         old = await self.get(table_id)
         if old.status != "finished":
             raise TableError(409, "not_finished", "a rematch is for a finished game")
@@ -264,6 +269,7 @@ class LobbyService:
             private=old.private,
             invite_token=secrets.token_urlsafe(12) if old.private else None,
             created_by=user.id,
+            request_key=request_id,
         )
         await self.match.listing_changed(table)
         return table

@@ -351,6 +351,23 @@ def test_movement_stops_by_itself_after_the_third_step_without_rush_tokens() -> 
     assert "already over" in rejected(state, "stop")
 
 
+def test_movement_stops_by_itself_in_a_dead_end_ruling_a1() -> None:
+    # d4's neighbours d3 and c4 hold meeples; with one free step left and no rush token,
+    # no step can leave d4, so `stop` would be the only choice: the engine plays it
+    state = three_players(me="c3", other="d3", third="c4")
+    play(state, "c3-d3", "d3-d4")
+    assert state.steps == 2
+    assert state.stage is Stage.POUR
+    assert "stop" not in legal_texts(state)
+    assert "already over" in rejected(state, "stop")
+    assert "pour coffee 1" in legal_texts(state) and "pour steam 1" in legal_texts(state)
+    # the whole turn in one text may still write the stop the engine played
+    state = three_players(me="c3", other="d3", third="c4")
+    play(state, "c3-d3-d4; stop; pour coffee 1")
+    assert state.stage is Stage.POUR and state.meeples[0] == [sq("d4")]
+    assert cup(state, 0, 1) == ["coffee"]
+
+
 def test_at_least_one_step_before_stop() -> None:
     state = three_players()
     assert "stop" not in legal_texts(state)

@@ -211,3 +211,26 @@ async def test_every_change_moves_the_revision_and_update_can_compare_and_swap(
     loaded_table, loaded_actions = loaded
     assert loaded_table.revision == 4 and loaded_table.version == 2 and loaded_actions == []
     assert await storage.load_table("nope") is None
+
+
+async def test_a_repeated_request_gets_the_same_table(
+    storage: SqlStorage, clock: FakeClock
+) -> None:
+    """`request_key`: the same creator and key within 10 minutes give back the table made
+    the first time (a double click, a retried request); other creators, other keys, or the
+    same key later make new tables."""
+    ana = await storage.create_user("Ana")
+    bea = await storage.create_user("Bea")
+    first = await make_table(storage, "r1", created_by=ana.id, request_key="click-1")
+    again = await make_table(storage, "r2", created_by=ana.id, request_key="click-1")
+    assert again == first and await storage.get_table("r2") is None
+    other_key = await make_table(storage, "r3", created_by=ana.id, request_key="click-2")
+    other_user = await make_table(storage, "r4", created_by=bea.id, request_key="click-1")
+    no_key = [await make_table(storage, f"n{i}", created_by=ana.id) for i in range(2)]
+    assert {other_key.id, other_user.id, *(t.id for t in no_key)} == {"r3", "r4", "n0", "n1"}
+    clock.advance(minutes=9, seconds=59)
+    assert (await make_table(storage, "r5", created_by=ana.id, request_key="click-1")).id == "r1"
+    clock.advance(seconds=2)
+    later = await make_table(storage, "r6", created_by=ana.id, request_key="click-1")
+    assert later.id == "r6" and (await storage.get_table("r1")) == first
+    assert (await make_table(storage, "r7", created_by=ana.id, request_key="click-1")).id == "r6"

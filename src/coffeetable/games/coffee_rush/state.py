@@ -5,7 +5,8 @@ is the next seat and "the start player's right-hand neighbour" is the last seat.
 
 A turn is a sequence of small steps (see actions.py): optional upgrade, steps of movement,
 `stop`, pours, serves, `end`. Steps that have no alternative are applied automatically:
-movement stops when no step is left, and the turn ends when only `end` is possible.
+movement stops when no step is left (out of steps, or a dead end among other meeples: Ruling
+A1), and the turn ends when only `end` is possible.
 """
 
 from __future__ import annotations
@@ -512,8 +513,10 @@ class RushState(State):
         take = min(take, self.supply[ing])
         self.supply[ing] -= take
         self.hand[ing] += take
-        if not self._can_step(seat):
-            self.stage = Stage.POUR  # no step left: movement is over
+        if not self._step_actions(seat):
+            # no step left (out of steps, or a dead end among other meeples): movement is
+            # over, and the engine plays the `stop` that has no alternative (Ruling A1)
+            self.stage = Stage.POUR
             self._end_if_forced(seat)
 
     def _serve(self, seat: int, action: Serve) -> None:

@@ -7,7 +7,7 @@ Every method is one transaction: it either happens whole or raises and changes n
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol, TypedDict, Unpack
 
 from coffeetable.server.storage.records import (
@@ -24,6 +24,8 @@ from coffeetable.server.storage.records import (
 )
 
 DEFAULT_RATING = 1500.0
+#: How long a creator's `request_key` names the table it made (`create_table`).
+REQUEST_KEY_WINDOW = timedelta(minutes=10)
 
 
 class TableChanges(TypedDict, total=False):
@@ -91,9 +93,15 @@ class Storage(Protocol):
         private: bool = False,
         invite_token: str | None = None,
         created_by: int | None = None,
+        request_key: str | None = None,
     ) -> GameTable:
         """A new table with status "open" and version 0; `AlreadyExistsError` if the id is
-        taken, `NotFoundError` if `created_by` is not a user."""
+        taken, `NotFoundError` if `created_by` is not a user.
+
+        With `request_key` (the client's id of its request), a table that `created_by`
+        created with the same key less than `REQUEST_KEY_WINDOW` ago is returned instead,
+        unchanged, and no table is made: a repeated request (a double click, a retry, from
+        any server process) gets the same table. An older table gives up its key."""
 
     async def get_table(self, table_id: str) -> GameTable | None: ...
 

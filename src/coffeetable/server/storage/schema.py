@@ -116,9 +116,13 @@ game_tables = sa.Table(
     sa.Column("started_at", UTCDateTime, nullable=True),
     sa.Column("finished_at", UTCDateTime, nullable=True),
     sa.Column("result", _json(), nullable=True),
+    # the client's id of the request that created the table (`create_table`'s request_key):
+    # a repeated request gets this table back; cleared once the repeat window has passed
+    sa.Column("request_key", sa.Text, nullable=True),
     sa.CheckConstraint(sa.column("status").in_(TABLE_STATUSES), name="status"),
     sa.CheckConstraint(sa.column("version") >= 0, name="version"),
     sa.Index(None, "status", "created_at"),
+    sa.Index(None, "created_by", "request_key", unique=True),
 )
 
 actions = sa.Table(

@@ -27,7 +27,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from coffeetable.server.storage.base import DEFAULT_RATING, TableChanges
+from coffeetable.server.storage.base import DEFAULT_RATING, REQUEST_KEY_WINDOW, TableChanges
 from coffeetable.server.storage.errors import (
     AlreadyExistsError,
     DuplicateNameError,
@@ -256,9 +256,12 @@ class SqlStorage:
         private: bool = False,
         invite_token: str | None = None,
         created_by: int | None = None,
+        request_key: str | None = None,
     ) -> GameTable:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise TypeError(f"the seed must be an integer, not {seed!r}")
+        keyed = request_key is not None and created_by is not None
+        now = self._now()
         insert = (
             sa.insert(game_tables)
             .values(
@@ -274,20 +277,32 @@ class SqlStorage:
                 status="open",
                 version=0,
                 created_by=created_by,
-                created_at=self._now(),
+                created_at=now,
+                request_key=request_key if keyed else None,
             )
             .returning(*game_tables.c)
         )
         async with self._write() as conn:
             if created_by is not None:
                 await _require_user(conn, created_by)
+            if keyed:
+                assert created_by is not None and request_key is not None
+                repeated = await _table_of_request(conn, created_by, request_key, now)
+                if repeated is not None:
+                    return repeated
             try:
                 row = (await conn.execute(insert)).one()
             except IntegrityError:
-                raise AlreadyExistsError(
-                    f"a table with id {table_id!r} exists already; choose another id"
-                ) from None
-        return _table(row)
+                pass
+            else:
+                return _table(row)
+        if keyed:  # another process made the table of this request just now
+            assert created_by is not None and request_key is not None
+            async with self._read() as conn:
+                repeated = await _table_of_request(conn, created_by, request_key, None)
+            if repeated is not None:
+                return repeated
+        raise AlreadyExistsError(f"a table with id {table_id!r} exists already; choose another id")
 
     async def get_table(self, table_id: str) -> GameTable | None:
         async with self._read() as conn:
@@ -756,6 +771,22 @@ def _session(row: sa.Row[Any]) -> UserSession:
         created_at=row.created_at,
         expires_at=row.expires_at,
     )
+
+
+async def _table_of_request(
+    conn: AsyncConnection, created_by: int, request_key: str, now: datetime | None
+) -> GameTable | None:
+    """The table `created_by` made with `request_key`. With `now` (in a write transaction),
+    a table made `REQUEST_KEY_WINDOW` or longer ago first gives its key up, and is not it."""
+    mine = (game_tables.c.created_by == created_by) & (game_tables.c.request_key == request_key)
+    if now is not None:
+        await conn.execute(
+            sa.update(game_tables)
+            .where(mine & (game_tables.c.created_at <= now - REQUEST_KEY_WINDOW))
+            .values(request_key=None)
+        )
+    row = (await conn.execute(sa.select(game_tables).where(mine))).first()
+    return None if row is None else _table(row)
 
 
 def _table(row: sa.Row[Any]) -> GameTable:

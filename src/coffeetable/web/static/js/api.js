@@ -44,6 +44,7 @@ export const api = {
   post: (path, body) => request("POST", path, body),
 
   me: () => request("GET", "/api/me"),
+  session: () => request("GET", "/api/session").then((answer) => answer.user),
   register: (name, password) => request("POST", "/api/register", { name, password }),
   login: (name, password) => request("POST", "/api/login", { name, password }),
   guest: () => request("POST", "/api/guest"),
@@ -55,7 +56,7 @@ export const api = {
   join: (id, body) => request("POST", `/api/tables/${encodeURIComponent(id)}/join`, body || {}),
   leave: (id) => request("POST", `/api/tables/${encodeURIComponent(id)}/leave`),
   start: (id) => request("POST", `/api/tables/${encodeURIComponent(id)}/start`),
-  rematch: (id) => request("POST", `/api/tables/${encodeURIComponent(id)}/rematch`),
+  rematch: (id, requestId) => request("POST", `/api/tables/${encodeURIComponent(id)}/rematch`, requestId ? { request_id: requestId } : undefined),
   hint: (id) => request("POST", `/api/tables/${encodeURIComponent(id)}/hint`),
   log: (id) => request("GET", `/api/tables/${encodeURIComponent(id)}/log`),
   replay: (id, n) => request("GET", `/api/tables/${encodeURIComponent(id)}/replay/${n}`),

@@ -127,7 +127,7 @@ async function logout() {
 
 export async function refreshSession() {
   try {
-    session.user = await api.me();
+    session.user = await api.session(); // null when logged out (no 401 in the console)
   } catch {
     session.user = null;
   }

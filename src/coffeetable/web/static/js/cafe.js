@@ -222,9 +222,10 @@ function shopDrawing(shop, positions, minR, minC, size, lost, pad = 0) {
   const scale = size / 54;
   const city = shop.name || cityName(shop.city);
   const wide = w > size * 1.5;
-  const maxChars = wide ? 18 : 9;
-  const shortCity = city.length > maxChars ? `${city.slice(0, maxChars - 1)}…` : city;
-  g.append(s("text", { x: x + w / 2, y: y + 12 * scale, class: "shop-city", style: { "font-size": `${9.5 * scale}px` } }, shortCity));
+  // the whole name, squeezed to the shop's width when it may be longer (at most ~0.65 em a letter)
+  const room = w - 6 * scale;
+  const squeeze = city.length * 9.5 * scale * 0.65 > room ? { textLength: room, lengthAdjust: "spacingAndGlyphs" } : {};
+  g.append(s("text", { x: x + w / 2, y: y + 12 * scale, class: "shop-city", style: { "font-size": `${9.5 * scale}px` }, ...squeeze }, city));
   g.append(s("text", { x: x + w / 2, y: y + 21 * scale, class: "shop-year", style: { "font-size": `${8.5 * scale}px` } }, shop.year ? String(shop.year) : ""));
   // VP badge
   g.append(s("circle", { cx: x + w - 10 * scale, cy: y + hh - 10 * scale, r: 8 * scale, fill: lost ? "#9c8c7c" : "#8a5a2b" }));
@@ -286,7 +287,7 @@ export function createRenderer({ act, interactive = true }) {
     closeMenu();
     ui.locked = null;
     ui.hinted = null;
-    act(action);
+    return act(action);
   }
 
   const myView = () => (model && model.seat !== null ? model.view.seats[model.seat] : null);
@@ -307,13 +308,22 @@ export function createRenderer({ act, interactive = true }) {
     let cupsLeft = 0;
     for (const [k, cell] of mine.cells) if (cell.cell === "cup" && !cells.some((f) => key(...f.at) === k)) cupsLeft++;
     const ok = legalSet.has(action);
+    // what the card would take away: shops with a covered cell are lost, cubes go back
+    const coveredKeys = new Set(cells.map((f) => key(...f.at)).filter((k) => mine.cells.has(k)));
+    const lostShops = mine.shops.filter((sh) => !sh.lost && sh.visible.some(([r, c]) => coveredKeys.has(key(r, c))));
+    const returned = [];
+    for (const k of coveredKeys) {
+      const cell = mine.cells.get(k);
+      if (cell.cubes) returned.push(...cell.cubes);
+    }
+    for (const sh of lostShops) returned.push(...(sh.cubes || ""));
     let reason = null;
     if (!ok) {
       if (covered < 2 || covered > 4) reason = t("cafe.place_bad_cover", { n: covered });
       else if (!(card && card.cup) && cupsLeft === 0) reason = t("cafe.place_bad_cup");
       else reason = t("cafe.place_bad");
     }
-    return { R, C, action, cells, covered, ok, reason };
+    return { R, C, action, cells, covered, ok, reason, lostShops, returned };
   }
 
   function drawPreview() {
@@ -353,6 +363,16 @@ export function createRenderer({ act, interactive = true }) {
     const w = (Math.max(...xs) - Math.min(...xs) + 1) * CS;
     const hh = (Math.max(...ys) - Math.min(...ys) + 1) * CS;
     previewLayer.append(s("rect", { x: x0, y: y0, width: w, height: hh, rx: 4, class: ["preview-frame", p.ok ? "ok" : "bad"], "data-legal": p.ok ? "yes" : "no" }));
+    for (const sh of p.lostShops) {
+      // the shop this placement would cost, outlined in the warning colour
+      const rs = sh.visible.map(([r]) => r);
+      const cs = sh.visible.map(([, c]) => c);
+      previewLayer.append(s("rect", {
+        x: (Math.min(...cs) - minC) * CS + pad - 2, y: (Math.min(...rs) - minR) * CS + pad - 2,
+        width: (Math.max(...cs) - Math.min(...cs) + 1) * CS + 4, height: (Math.max(...rs) - Math.min(...rs) + 1) * CS + 4,
+        rx: 6, class: "shop-warn", "data-shop-warn": sh.index,
+      }));
+    }
     if (!p.ok) {
       previewLayer.append(s("path", { d: `M${x0 + 8} ${y0 + 8}L${x0 + w - 8} ${y0 + hh - 8}M${x0 + w - 8} ${y0 + 8}L${x0 + 8} ${y0 + hh - 8}`, stroke: "rgba(208,52,44,.55)", "stroke-width": 4 }));
     }
@@ -367,7 +387,15 @@ export function createRenderer({ act, interactive = true }) {
       return;
     }
     placeInfo.className = `place-info ${p.ok ? "ok" : "bad"}`;
-    mount(placeInfo, tn("cafe.covers", p.covered), " — ", p.ok ? t(ui.locked ? "cafe.place_confirm_now" : "cafe.place_ok") : p.reason);
+    const costs = [];
+    for (const sh of p.lostShops) costs.push(h("span", { class: "cost-line" }, tn("cafe.place_loses_shop", sh.vp, { shop: shopLabel(sh) })));
+    if (p.returned.length) {
+      const counts = COLOURS.map((c) => [c, p.returned.filter((x) => x === c).length]).filter(([, n]) => n);
+      costs.push(h("span", { class: "cost-line" }, tn("cafe.place_returns", p.returned.length), " ",
+        counts.map(([c, n]) => h("span", { class: "cube-count", title: colourName(c) }, cubeSvg(c, 12), `×${n} `))));
+    }
+    mount(placeInfo, tn("cafe.covers", p.covered), " — ", p.ok ? t(ui.locked ? "cafe.place_confirm_now" : "cafe.place_ok") : p.reason,
+      p.ok && costs.length ? h("span", { class: "place-warning", id: "place-warning", role: "alert" }, costs) : null);
   }
 
   function pointerCell(event) {
@@ -824,6 +852,7 @@ export function createRenderer({ act, interactive = true }) {
     const me = myView();
     const names = (list) => list.map((i) => seatName(model.table.seats[i], i)).join(", ");
     if (view.over) return t("table.game_over");
+    if (!interactive) return t("replay.to_move", { names: names(view.current_seats) }); // a replay waits for nobody
     if (view.phase === "auction") {
       return myTurnToAct() ? t("cafe.do_bid") : t("cafe.they_bid", { name: names([view.auction.bidder]) });
     }
@@ -861,13 +890,14 @@ export function createRenderer({ act, interactive = true }) {
       placing ? button(t("cafe.rotate"), rotate, { id: "rotate", title: t("cafe.rotate_help") }) : null,
       placeInfo,
       placing && ui.locked ? button(t("cafe.confirm_place"), () => {
+        if (!ui.locked) return null; // a second click: the first one sent it already
         const p = placementAt(...ui.locked);
-        if (p.ok) send(p.action);
+        return p.ok ? send(p.action) : null;
       }, { class: "primary", id: "confirm-place" }) : null,
       placing && ui.locked ? button(t("cafe.cancel"), () => { ui.locked = null; renderBar(); drawPreview(); }, { id: "cancel-place" }) : null,
       end ? button(tn("cafe.end_turn", me ? me.ap : 0), () => {
-        if (me && me.ap > 0 && !confirm(tn("cafe.end_confirm", me.ap))) return;
-        send("end");
+        if (me && me.ap > 0 && !confirm(tn("cafe.end_confirm", me.ap))) return null;
+        return send("end");
       }, { id: "end-turn", class: me && me.ap === 0 ? "primary" : "" }) : null);
     if (placing) drawPreview();
   }

@@ -1,7 +1,7 @@
 // Small pieces shared by the lobby, the table and the replay pages.
 
 import { h } from "./dom.js";
-import { has, t } from "./i18n.js";
+import { has, t, tn } from "./i18n.js";
 
 // The server does not say who created a table (only the creator may start it): this client
 // remembers the tables it created, per player name.
@@ -47,7 +47,7 @@ export function seatBadge(seat, index, { me = false } = {}) {
   if (me) marks.push(h("span", { class: "tag me" }, t("table.you")));
   return h("span", { class: "seat-badge", "data-seat": index },
     h("span", { class: "dot", style: { background: SEAT_COLOURS[index % 4] } }),
-    h("span", { class: "seat-name" }, seatName(seat, index)),
+    h("span", { class: "seat-name", title: seatName(seat, index) }, seatName(seat, index)),
     marks);
 }
 
@@ -75,7 +75,7 @@ export function clockSummary(clock) {
   if (clock.turn_limit) {
     const hours = clock.turn_limit / 3600;
     return hours >= 24
-      ? t("clock.turn_based_days", { days: Math.round(hours / 24) })
+      ? tn("clock.turn_based_days", Math.round(hours / 24))
       : t("clock.turn_based_hours", { hours: Math.round(hours * 10) / 10 });
   }
   return t("clock.turn_based");

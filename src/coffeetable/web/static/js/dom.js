@@ -70,9 +70,35 @@ export function $(selector, root = document) {
   return root.querySelector(selector);
 }
 
-/** A button. */
+/** A button. When its handler returns a promise (a request to the server), the button is
+ * disabled until the promise settles, so that a double click sends one request; it stays
+ * disabled when the promise gives `true` (done: the page redraws itself). */
 export function button(label, onClick, attrs = {}) {
-  return h("button", { type: "button", ...attrs, onclick: onClick }, label);
+  const el = h("button", { type: "button", ...attrs }, label);
+  if (!onClick) return el;
+  el.addEventListener("click", (event) => {
+    if (el.dataset.busy) return;
+    const result = onClick(event);
+    if (!result || typeof result.then !== "function") return;
+    el.dataset.busy = "1";
+    el.disabled = true;
+    el.setAttribute("aria-busy", "true");
+    const release = (value) => {
+      el.removeAttribute("aria-busy");
+      if (value === true) return;
+      delete el.dataset.busy;
+      el.disabled = !!attrs.disabled;
+    };
+    result.then(release, () => release(false));
+  });
+  return el;
+}
+
+/** A made-up id for one request that creates something (the server's `request_id`): a
+ * repeated request with it gets the same answer instead of a second table. */
+export function requestId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 export function formatDuration(seconds) {

@@ -5,10 +5,16 @@ import { gamesInfo, go, requireLogin, session, toast } from "./app.js";
 import {
   botName, clockSummary, rememberHost, gameTitle, mySeat, optionsSummary, seatBadge, statusText,
 } from "./common.js";
-import { button, h, mount } from "./dom.js";
-import { has, t } from "./i18n.js";
+import { button, h, mount, requestId } from "./dom.js";
+import { has, t, tn } from "./i18n.js";
 
 const PROMOS = ["leao", "coffee-mine", "atlas"];
+
+/** A time limit per move: "no limit", "6 h", "1 day", "3 days". */
+export function limitText(seconds) {
+  if (!seconds) return t("clock.no_limit");
+  return seconds < 86400 ? t("clock.hours", { n: seconds / 3600 }) : tn("clock.days", seconds / 86400);
+}
 
 class LobbySocket {
   constructor(onTables, onTable, onStatus) {
@@ -126,6 +132,7 @@ export function lobbyView() {
     try {
       await api.join(table.id);
       go(`#/table/${table.id}`);
+      return true;
     } catch (err) {
       toast(errorText(err));
       try {
@@ -258,7 +265,7 @@ export function lobbyView() {
           st.clock === "turn_based" ? h("label", {}, t("clock.turn_limit"),
             h("select", { id: "clock-limit", onchange: (e) => { st.turnLimit = Number(e.target.value); } },
               [0, 3600, 6 * 3600, 86400, 3 * 86400, 7 * 86400].map((v) => h("option", { value: v, selected: st.turnLimit === v },
-                v === 0 ? t("clock.no_limit") : v < 86400 ? t("clock.hours", { n: v / 3600 }) : t("clock.days", { n: v / 86400 }))))) : null),
+                limitText(v))))) : null),
         h("fieldset", {}, h("legend", {}, t("create.table")),
           h("label", { class: "check" }, h("input", {
             type: "checkbox", id: "opt-rated", checked: st.rated && !hasBot && !session.user.guest,
@@ -295,9 +302,13 @@ export function lobbyView() {
       game: info.name, options: { ...st.options }, seats, clock,
       rated: !!st.rated && !st.seats.some((x) => x.kind === "bot"), private: !!st.private,
     };
+    // one id per table asked for: a repeated request gets the same table (docs/server.md)
+    st.requestId = st.requestId || requestId();
+    spec.request_id = st.requestId;
     submit.disabled = true;
     try {
       const table = await api.createTable(spec);
+      st.requestId = null;
       rememberHost(table.id, session.user);
       if (table.invite) {
         localStorage.setItem(`coffeetable.invite.${table.id}`, table.invite);
@@ -305,6 +316,7 @@ export function lobbyView() {
       } else {
         go(`#/table/${table.id}`);
       }
+      return true;
     } catch (err) {
       error.textContent = err.code === "invalid_table" || err.code === "invalid_clock" || err.code === "invalid"
         ? `${t("error.invalid_table")} (${err.message})` : errorText(err);

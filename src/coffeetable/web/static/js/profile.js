@@ -31,6 +31,12 @@ export function profileView(name) {
       mount(el, h("p", {}, t("profile.login")));
       return;
     }
+    const errors = Object.values(data).filter((r) => r.error);
+    if (errors.length && errors.length === Object.keys(data).length) {
+      // no such player (or the server could not say): one message, no "<name>'s ratings"
+      mount(el, h("h1", {}, t("profile.heading")), h("p", { class: "error-page" }, errors[0].error));
+      return;
+    }
     mount(el,
       h("h1", {}, t("profile.title", { name })),
       h("div", { class: "profile-grid" }, Object.entries(data).map(([game, r]) => h("div", { class: "card", "data-game": game },
@@ -94,6 +100,12 @@ export function leaderboardView(game) {
       games = await gamesInfo();
       if (!game && games.length) {
         go(`#/leaderboard/${games[0].name}`);
+        return;
+      }
+      if (!games.some((g) => g.name === game)) {
+        // not a game of ours: say so, and offer the games there are
+        error = t("leaderboard.no_game", { game });
+        render();
         return;
       }
       render();

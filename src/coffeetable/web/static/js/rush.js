@@ -64,7 +64,7 @@ export function createRenderer({ act, interactive = true }) {
     ui.token = null;
     ui.meeple = null;
     hinted = null;
-    act(action);
+    return act(action);
   }
 
   // ---- the board ------------------------------------------------------------------------------
@@ -161,10 +161,13 @@ export function createRenderer({ act, interactive = true }) {
       onclick: pourable ? () => send(`pour ${ui.token} ${n}`) : null,
     },
     h("span", { class: "cup-no" }, t("rush.cup_n", { n })),
-    h("span", { class: "cup-tokens" }, p.cups[i].length ? p.cups[i].map((ing) => ingredientSvg(ing, 20)) : h("span", { class: "muted" }, t("rush.empty_cup"))),
-    mine && legal.empties.has(n) && p.cups[i].length
-      ? button(t("rush.empty"), (e) => { e.stopPropagation(); send(`empty ${n}`); }, { class: "tiny", "data-empty": n, title: t("rush.empty_help") }) : null);
-    return box;
+    h("span", { class: "cup-tokens" }, p.cups[i].length ? p.cups[i].map((ing) => ingredientSvg(ing, 20)) : h("span", { class: "muted" }, t("rush.empty_cup"))));
+    // emptying throws tokens away: its button lies below the cup, outside the cup's tap area
+    // (tapping the cup pours), and asks first
+    const empty = mine && legal.empties.has(n) && p.cups[i].length
+      ? button(t("rush.empty"), () => (confirm(t("rush.empty_confirm", { n })) ? send(`empty ${n}`) : null),
+        { class: "tiny empty-cup", "data-empty": n, title: t("rush.empty_help") }) : null;
+    return h("div", { class: "cup-slot" }, box, empty);
   }
 
   function orderCard(name, seat, counter, mine) {
@@ -232,6 +235,7 @@ export function createRenderer({ act, interactive = true }) {
     const mine = interactive && model.seat !== null && model.legal.length > 0;
     if (view.over) return t("table.game_over");
     const who = seatName(model.table.seats[view.to_move], view.to_move);
+    if (!interactive) return t("replay.to_move", { names: who }); // a replay waits for nobody
     if (!mine) {
       if (view.phase === "place") return t("rush.they_place", { name: who });
       return t("rush.their_turn", { name: who });
@@ -243,7 +247,7 @@ export function createRenderer({ act, interactive = true }) {
       if (legal.steps.length) {
         const left = Math.max(0, 3 - turn.steps);
         return ui.meeple
-          ? t("rush.do_step", { n: turn.steps + 1, left })
+          ? tn("rush.do_step", left, { step: turn.steps + 1 })
           : t("rush.do_pick_meeple");
       }
       return t("rush.do_stop");
@@ -268,8 +272,8 @@ export function createRenderer({ act, interactive = true }) {
       mine && legal.stop ? button(t("rush.stop"), () => send("stop"), { class: "primary", id: "rush-stop" }) : null,
       mine && legal.end ? button(t("rush.end_turn"), () => {
         const leftover = (view.turn?.hand || []).length;
-        if (leftover && !confirm(tn("rush.end_confirm", leftover))) return;
-        send("end");
+        if (leftover && !confirm(tn("rush.end_confirm", leftover))) return null;
+        return send("end");
       }, { class: legal.pours.length || legal.serves.length ? "" : "primary", id: "rush-end" }) : null);
   }
 

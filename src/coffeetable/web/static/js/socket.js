@@ -4,6 +4,7 @@
 // is still legal.
 
 const RETRIES_ON_STALE = 5;
+const PENDING_MS = 10000; // an action with no answer this long is no longer waited for
 
 export class TableSocket {
   /**
@@ -97,7 +98,7 @@ export class TableSocket {
       this.seat = msg.seat;
       const p = this.pending;
       if (p && msg.type === "update" && msg.move && msg.move.seat === msg.seat && msg.move.action === p.action) {
-        this.pending = null; // ours was played
+        this._setPending(null, true); // ours was played
       }
       this.handlers.message(msg);
       this._maybeResend();
@@ -112,7 +113,7 @@ export class TableSocket {
           return; // the update that beat us arrives next; we play again then
         }
       }
-      if (this.pending && msg.ref === this.pending.ref) this.pending = null;
+      if (this.pending && msg.ref === this.pending.ref) this._setPending(null);
       this.handlers.message(msg);
       return;
     }
@@ -132,7 +133,7 @@ export class TableSocket {
     const p = this.pending;
     if (!p || !p.stale) return;
     if (!this.legal.includes(p.action)) {
-      this.pending = null;
+      this._setPending(null);
       this.handlers.message({ type: "error", code: "changed", message: "" });
       return;
     }
@@ -153,17 +154,33 @@ export class TableSocket {
     return this._send({ type: "act", version: this.version, action: p.action, ref: p.ref });
   }
 
-  /** Play `action` (a notation from `legal`). False when the connection is down. */
+  /** Play `action` (a notation from `legal`). False when the connection is down, else a
+   * promise that gives true once the move is played (false if it was refused). The same
+   * action asked for again while it is on its way is not sent twice (a double click). */
   act(action) {
+    const old = this.pending;
+    if (old && old.action === action && performance.now() - old.at < PENDING_MS) return old.done;
     this.refCounter += 1;
-    const p = { action, tries: 0, stale: false, ref: `a${this.refCounter}` };
+    const p = { action, tries: 0, stale: false, ref: `a${this.refCounter}`, at: performance.now() };
+    p.done = new Promise((resolve) => { p.resolve = resolve; });
+    setTimeout(() => p.resolve(false), PENDING_MS); // no answer: the page may be used again
+    this._setPending(p);
+    if (!this._sendAct(p)) {
+      this._setPending(null);
+      return false;
+    }
+    return p.done;
+  }
+
+  /** The action on its way; the one before it is settled (played or not). */
+  _setPending(p, played = false) {
+    if (this.pending && this.pending !== p) this.pending.resolve(played);
     this.pending = p;
-    return this._sendAct(p);
   }
 
   /** Take back our last step (the server says whether it may: `undoable`). */
   undo() {
-    this.pending = null;
+    this._setPending(null);
     return this._send({ type: "undo", version: this.version });
   }
 

@@ -6,7 +6,7 @@ import { banner, go, requireLogin, session, toast } from "./app.js";
 import {
   clockSummary, createdByMe, gameTitle, mySeat, rememberHost, optionsSummary, scoreTable, seatBadge, seatName, soloLabel, statusText,
 } from "./common.js";
-import { button, formatDuration, h, mount } from "./dom.js";
+import { button, formatDuration, h, mount, requestId } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { logText, sayText } from "./say.js";
 import { TableSocket } from "./socket.js";
@@ -17,6 +17,8 @@ const RENDERERS = {
 };
 
 const ZOOM_KEY = "coffeetable.zoom";
+/** What the server's table ids look like (letters, digits, "-" and "_"). */
+const TABLE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function zoomLevel() {
   const z = Number(localStorage.getItem(ZOOM_KEY) || "1");
@@ -139,6 +141,7 @@ export function tableView(tableId, { invite = null } = {}) {
       const table = await api.join(tableId, { seat, ...(invite ? { invite } : {}) });
       model.table = table;
       renderAll();
+      return true;
     } catch (err) {
       toast(errorText(err));
     }
@@ -166,6 +169,7 @@ export function tableView(tableId, { invite = null } = {}) {
   async function start() {
     try {
       await api.start(tableId);
+      return true; // the table's message redraws the page
     } catch (err) {
       toast(errorText(err));
     }
@@ -337,7 +341,7 @@ export function tableView(tableId, { invite = null } = {}) {
     mount(endBox, h("div", { class: "card end-card", role: "dialog", "aria-labelledby": "end-title" },
       h("h2", { id: "end-title" }, t("end.title")),
       h("p", { class: "result-line", id: "result-line" },
-        view.scores.length === 1 ? t("end.solo", { total: view.scores[0].total })
+        view.scores.length === 1 ? tn("end.solo", view.scores[0].total)
           : iWon ? (winners.length > 1 ? t("end.you_share") : t("end.you_won"))
             : tn("end.winners", winners.length, { names: names.join(", ") })),
       label ? h("p", { class: "solo-label", id: "solo-label" }, t("end.rating"), " ", h("strong", {}, label)) : null,
@@ -351,12 +355,16 @@ export function tableView(tableId, { invite = null } = {}) {
         h("a", { href: "#/", class: "button" }, t("end.lobby")))));
   }
 
+  let rematchId = null;
   async function rematch() {
+    // one id for this game's rematch: asking twice gets the same new table (docs/server.md)
+    rematchId = rematchId || requestId();
     try {
-      const table = await api.rematch(tableId);
+      const table = await api.rematch(tableId, rematchId);
       rememberHost(table.id, session.user);
       if (table.invite) localStorage.setItem(`coffeetable.invite.${table.id}`, table.invite);
       go(`#/table/${table.id}`);
+      return true;
     } catch (err) {
       toast(errorText(err));
     }
@@ -417,7 +425,7 @@ export function tableView(tableId, { invite = null } = {}) {
       return false;
     }
     hint = null;
-    return socket.act(action);
+    return socket.act(action); // a promise while the move is on its way (see TableSocket.act)
   }
 
   function onError(msg) {
@@ -511,6 +519,7 @@ export function tableView(tableId, { invite = null } = {}) {
   }
 
   function onFatal(code) {
+    mount(head, h("h1", {}, t("table.not_found_title")));
     mount(body, h("div", { class: "card" },
       h("p", { class: "error-page", id: "table-error" }, t(code === "private" ? "error.private" : "error.no_table")),
       h("a", { href: "#/", class: "button" }, t("end.lobby"))));
@@ -520,6 +529,10 @@ export function tableView(tableId, { invite = null } = {}) {
   return {
     el,
     mounted() {
+      if (!TABLE_ID.test(tableId || "")) {
+        onFatal("no_table"); // not a table id at all (e.g. a URL with "/" or "<" in it)
+        return;
+      }
       // one message at a time, in order (rendering may wait for game data)
       let chain = Promise.resolve();
       const message = (msg) => {
