@@ -58,6 +58,7 @@ from coffeetable.server.tables import (
     seat_of,
     table_json,
 )
+from coffeetable.server.tutorial import create_tutorial
 
 log = logging.getLogger("coffeetable.server")
 #: The browser client's files.
@@ -373,6 +374,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if table.private:
             out["invite"] = table.invite_token
         return out
+
+    @app.post("/api/tutorial/{game}", tags=["tables"], status_code=201)
+    async def tutorial(
+        game: str, request: Request, user: Annotated[User, Depends(require_user)]
+    ) -> dict[str, Any]:
+        """A started tutorial table for `game` on its fixed deal, against a bot (tutorial.py)."""
+        table = await create_tutorial(service_of(request), user, game)
+        return await _table_out(request, table, user)
 
     @app.get("/api/tables/{table_id}", tags=["tables"])
     async def get_table(
