@@ -195,7 +195,7 @@ async function rushHelp() {
       legendItem(piece(q(player, ".counter")), "counter", "help.rush.legend.counter"),
       legendItem(piece(q(player, ".counter.last")), "counter4", "help.rush.legend.counter4"),
       legendItem(piece(q(player, ".order")), "order", "help.rush.legend.order"),
-      legendItem(piece(q(open, '.order.special') || q(player, ".order")), "special", "help.rush.legend.special"),
+      legendItem(piece(q(player, ".order.special")), "special", "help.rush.legend.special"),
       legendItem(piece(q(player, ".cup")), "cup", "help.rush.legend.cup"),
       legendItem(piece(q(player, ".hand") || q(player, ".cup")), "hand", "help.rush.legend.hand"),
       legendItem(piece(q(player, ".upgrade.flipped")), "upgrade_flipped", "help.rush.legend.upgrade_flipped"),
