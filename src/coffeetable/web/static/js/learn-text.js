@@ -21,10 +21,13 @@ function load(path) {
 }
 
 /** Load the learning texts for the current language (and the English fallback). */
+const extras = new Set(); // tutorial texts asked for so far: every later load keeps them
+
 export async function loadLearnText(extra = []) {
+  for (const name of extra) extras.add(name);
   const lang = language();
   const base = [load("/help/en.json"), load(`/help/${lang}.json`)];
-  const more = extra.flatMap((name) => [load(`/tutorial/${name}.en.json`), load(`/tutorial/${name}.${lang}.json`)]);
+  const more = [...extras].flatMap((name) => [load(`/tutorial/${name}.en.json`), load(`/tutorial/${name}.${lang}.json`)]);
   const [en, here, ...rest] = await Promise.all([...base, ...more]);
   fallback = { ...en };
   strings = { ...here };
@@ -66,4 +69,11 @@ export function htn(key, n, params = {}) {
 /** Text with **bold** parts, as DOM nodes (never parsed as HTML). */
 export function rich(text, h) {
   return text.split(/\*\*/).map((part, i) => (i % 2 ? h("strong", {}, part) : part));
+}
+
+/** A "How to play" link for the table and the replay (opens beside the game). */
+export function helpLink(game, h) {
+  const a = h("a", { href: `#/help/${game}`, target: "_blank", rel: "noopener", class: "button small", id: "help-link", "data-help-link": game }, "?");
+  loadLearnText().then(() => { a.textContent = ht("help.link"); });
+  return a;
 }
