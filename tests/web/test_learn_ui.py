@@ -167,3 +167,76 @@ def test_cafe_tutorial(browser: Any, server: ServerProcess, artifacts: Path) -> 
         assert not client.errors, client.errors
     finally:
         client.close()
+
+
+def test_coffee_rush_tutorial(browser: Any, server: ServerProcess, artifacts: Path) -> None:
+    client = Client(browser, server, DESKTOP)
+    page = client.page
+    try:
+        client.goto("#/")
+        page.click("[data-tutorial='coffee-rush']")
+        _step(page, "welcome")
+        page.click("#tutorial-next")
+        _step(page, "place1")
+        page.wait_for_selector("[data-square='a2'].legal")  # the bot has placed its first meeple
+        before = client.version
+        page.click("[data-square='a2']")  # a wrong square: explained, not sent
+        page.wait_for_selector("#tutorial-wrong")
+        assert "b1" in page.inner_text("#tutorial-wrong")
+        page.wait_for_timeout(300)
+        assert client.version == before
+        page.click("[data-square='b1']")
+        _step(page, "place2")
+        page.wait_for_selector("[data-square='d1'].legal")
+        page.click("[data-square='d1']")
+        _step(page, "setup_pour")
+        for _ in range(2):
+            page.locator("#my-hand .chip.legal").first.click()
+            page.click(".cup[data-seat='0'][data-cup='1']")
+            page.wait_for_timeout(300)
+        _step(page, "move1")
+        page.wait_for_selector("[data-square='b1'].mover")
+        page.click("[data-square='b1']")
+        page.click("[data-square='b2']")
+        _step(page, "move2")
+        page.click("[data-square='c2']")
+        _step(page, "stop")
+        client.screenshot(artifacts, "tutorial-rush-stop", full_page=False)
+        page.click("#rush-stop")
+        _step(page, "pour_ice")
+        page.click("#my-hand .chip[data-ing='ice']")
+        page.click(".cup[data-seat='0'][data-cup='1']")
+        _step(page, "pour_milk")
+        before = client.version
+        page.click("#my-hand .chip[data-ing='milk']")
+        page.click(".cup[data-seat='0'][data-cup='1']")  # spoils the drink: explained, not sent
+        page.wait_for_selector("#tutorial-wrong")
+        client.screenshot(artifacts, "tutorial-rush-wrong", full_page=False)
+        assert client.version == before
+        page.click("#my-hand .chip[data-ing='milk']")
+        page.click(".cup[data-seat='0'][data-cup='2']")
+        _step(page, "serve")
+        page.click("[data-serve^='serve 1 1 ']")
+        _step(page, "end")
+        page.click("#rush-end")
+        for step in ["time", "penalties", "rush", "upgrades", "ending"]:
+            _step(page, step)
+            page.click("#tutorial-next")
+        _step(page, "done")
+        page.click("#tutorial-finish")
+        page.wait_for_selector("#tutorial-done")
+        assert page.locator("[data-stat='completed']").first.inner_text().endswith("1")
+        assert not client.errors, client.errors
+    finally:
+        client.close()
+    phone = Client(browser, server, PHONE)
+    try:
+        phone.goto("#/")
+        phone.page.click("[data-tutorial='coffee-rush']")
+        _step(phone.page, "welcome")
+        phone.page.click("#tutorial-next")
+        _step(phone.page, "place1")
+        phone.screenshot(artifacts, "tutorial-rush-phone", full_page=False)
+        assert not phone.errors, phone.errors
+    finally:
+        phone.close()
