@@ -39,7 +39,9 @@ def _menu(page: Any, kind: str) -> None:
         page.locator(".area-card.mine .cell.pick").first.click()
 
 
-def test_first_page_buttons_need_no_form(browser: Any, server: ServerProcess, artifacts: Path) -> None:
+def test_first_page_buttons_need_no_form(
+    browser: Any, server: ServerProcess, artifacts: Path
+) -> None:
     for game in ["cafe", "coffee-rush"]:
         client = Client(browser, server, DESKTOP)
         try:
@@ -77,7 +79,9 @@ def test_first_page_buttons_need_no_form(browser: Any, server: ServerProcess, ar
 
 
 @pytest.mark.parametrize("game", ["cafe", "coffee-rush"])
-def test_how_to_play_in_four_languages(browser: Any, server: ServerProcess, artifacts: Path, game: str) -> None:
+def test_how_to_play_in_four_languages(
+    browser: Any, server: ServerProcess, artifacts: Path, game: str
+) -> None:
     sections = {
         "cafe": ["goal", "area", "round", "actions", "scoring", "legend"],
         "coffee-rush": ["goal", "board", "player", "turn", "end", "scoring", "legend", "upgrades"],
@@ -90,7 +94,9 @@ def test_how_to_play_in_four_languages(browser: Any, server: ServerProcess, arti
             client.goto(f"#/help/{game}")
             client.page.reload()
             page = client.page
-            page.wait_for_selector(".help-section[data-section='legend'] .legend-item svg, .help-section[data-section='legend'] .legend-piece")
+            page.wait_for_selector(
+                ".help-section[data-section='legend'] .legend-item svg, .help-section[data-section='legend'] .legend-piece"
+            )
             for name in sections:
                 assert page.locator(f".help-section[data-section='{name}'] h2").count() == 1, name
             # pictures drawn by the table's renderers, not images
@@ -98,7 +104,12 @@ def test_how_to_play_in_four_languages(browser: Any, server: ServerProcess, arti
             assert page.locator("img").count() == 1  # only the logo
             legend = page.locator(".legend-item")
             assert legend.count() >= 14
-            assert page.locator(".legend-item .legend-pic svg, .legend-item .legend-pic .legend-piece").count() >= 12
+            assert (
+                page.locator(
+                    ".legend-item .legend-pic svg, .legend-item .legend-pic .legend-piece"
+                ).count()
+                >= 12
+            )
             text = page.inner_text("#help-page")
             assert "help." not in text and "intro." not in text, text[:500]
             titles[code] = page.inner_text(".help-head h1")
@@ -145,12 +156,16 @@ def test_cafe_tutorial(browser: Any, server: ServerProcess, artifacts: Path) -> 
         _step(page, "dry")
         _menu(page, "dry")
         _step(page, "draft2", timeout=90_000)
-        page.locator(".draft-card.can-take button[data-action^='take']:not([data-action$='discard'])").first.click()
+        page.locator(
+            ".draft-card.can-take button[data-action^='take']:not([data-action$='discard'])"
+        ).first.click()
         _step(page, "place2")
         click_center(page, page.locator(".spot").first)
         page.click("#confirm-place")
         for _ in range(3):
-            page.wait_for_selector("#tutorial-text[data-step='roast'], #tutorial-text[data-step='deliver'], #tutorial-text[data-step='shops']")
+            page.wait_for_selector(
+                "#tutorial-text[data-step='roast'], #tutorial-text[data-step='deliver'], #tutorial-text[data-step='shops']"
+            )
             step = page.get_attribute("#tutorial-text", "data-step")
             if step == "shops":
                 break

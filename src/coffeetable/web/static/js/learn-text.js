@@ -4,7 +4,7 @@
 //   static/tutorial/{game}.{lang}.json   the words of each tutorial step
 // They were written for this project from docs/cafe-rules.md and docs/coffee-rush-rules.md.
 //
-// ht("help.cafe.goal_title")   -> the string in the player's language (English if missing)
+// ht("help.cafe.goal.title")   -> the string in the player's language (English if missing)
 // htn("help.x", 3)             -> the plural form for 3 (keys "help.x.one/few/many/other")
 
 import { language } from "./i18n.js";
