@@ -98,7 +98,7 @@ def test_how_to_play_in_four_languages(
                 ".help-section[data-section='legend'] .legend-item svg, .help-section[data-section='legend'] .legend-piece"
             )
             for name in sections:
-                assert page.locator(f".help-section[data-section='{name}'] h2").count() == 1, name
+                assert page.locator(f".help-section[data-section='{name}'] > h2").count() == 1, name
             # pictures drawn by the table's renderers, not images
             assert page.locator(".help-figure svg").count() >= 1
             assert page.locator("img").count() == 1  # only the logo
