@@ -156,21 +156,27 @@ def test_cafe_tutorial(browser: Any, server: ServerProcess, artifacts: Path) -> 
         _step(page, "dry")
         _menu(page, "dry")
         _step(page, "draft2", timeout=90_000)
-        page.locator(
-            ".draft-card.can-take button[data-action^='take']:not([data-action$='discard'])"
-        ).first.click()
+        # round 2 on the tutorial deal: the bot takes P46 first, P25 (a cup, a ship, a dryer
+        # and the Lisbon 1782 shop) is left; placed below the area it keeps the dried cube
+        page.click("[data-action='take P25 pay Y']")
         _step(page, "place2")
-        click_center(page, page.locator(".spot").first)
+        click_center(page, page.locator(".spot[data-spot='1,2']"))
         page.click("#confirm-place")
-        for _ in range(3):
+        done: list[str] = []
+        for _ in range(4):
             page.wait_for_selector(
-                "#tutorial-text[data-step='roast'], #tutorial-text[data-step='deliver'], #tutorial-text[data-step='shops']"
+                "#tutorial-text[data-step='roast'], #tutorial-text[data-step='deliver'],"
+                " #tutorial-text[data-step='shops']"
             )
-            step = page.get_attribute("#tutorial-text", "data-step")
+            step = str(page.get_attribute("#tutorial-text", "data-step"))
             if step == "shops":
                 break
-            _menu(page, "roast" if step == "roast" else "deliver")
-            page.wait_for_timeout(200)
+            _menu(page, step)
+            done.append(step)
+            page.wait_for_function(
+                f"document.querySelector('#tutorial-text').dataset.step !== '{step}'"
+            )
+        assert done == ["roast", "deliver"], done
         _step(page, "shops")
         page.click("#tutorial-next")
         _step(page, "warehouse")

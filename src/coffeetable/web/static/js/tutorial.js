@@ -8,7 +8,8 @@
 //   until: CONDITION     a position: "legal:REGEX" (a legal move matches) or "mine" (our move)
 // While a step expects a move, a move that matches neither `expect` nor `allow` is not sent:
 // the page explains why instead (`wrong`: [{match, say}], else the step's ".wrong" text).
-// `optional` steps are skipped when the move they expect is not possible. Other steps let
+// `optional` steps are skipped when their `skip` condition holds and the move they expect is
+// not possible. Other steps let
 // every move through. Progress is kept in localStorage.
 
 import { button, h, mount } from "./dom.js";
@@ -34,6 +35,7 @@ export async function createTutorial({ tableId, game, root }) {
   let wrong = null; // the explanation of a refused move
   let folded = false;
   let model = null;
+  let sent = null; // {action, version}: our last guided move, until the table shows it played
   const panel = h("aside", { class: "tut-panel", id: "tutorial", role: "region", "aria-live": "polite" });
   document.body.append(panel);
 
@@ -59,6 +61,14 @@ export async function createTutorial({ tableId, game, root }) {
     settle();
   }
 
+  /** Whether the position on screen comes after our last guided move. */
+  function caughtUp() {
+    if (!sent || !model) return !sent;
+    const played = (model.log || []).some((e) => e.version > sent.version && e.seat === model.seat && e.action === sent.action);
+    if (played) sent = null;
+    return played;
+  }
+
   /** Skip what the position already answers: waits that hold, optional moves now impossible. */
   function settle() {
     for (let guard = 0; guard < script.steps.length; guard++) {
@@ -67,8 +77,9 @@ export async function createTutorial({ tableId, game, root }) {
         index++;
         continue;
       }
-      if (st.expect && st.optional && legal().length && !legal().some((a) => matches(st.expect, a))
-        && !(st.allow && legal().some((a) => matches(st.allow, a)))) {
+      // an optional move is skipped once the position shows it cannot come (`skip`: a
+      // condition such as "legal:^(end|take )$"), not while an older position is on screen
+      if (st.expect && st.optional && caughtUp() && holds(st.skip) && !legal().some((a) => matches(st.expect, a))) {
         index++;
         continue;
       }
@@ -84,6 +95,7 @@ export async function createTutorial({ tableId, game, root }) {
     const st = step();
     if (!st.expect) return true; // while the page explains, the player may play on
     if (matches(st.expect, action)) {
+      sent = { action, version: model ? model.version : -1 };
       done++;
       wrong = null;
       if (done >= (st.times || 1)) advance();
