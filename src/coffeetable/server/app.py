@@ -57,6 +57,7 @@ from coffeetable.server.storage import (
     User,
     default_database_url,
 )
+from coffeetable.server.tutorial import create_tutorial
 
 log = logging.getLogger("coffeetable.server")
 #: The browser client's files.
@@ -337,6 +338,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if table.private:
             out["invite"] = table.invite_token
         return out
+
+    @app.post("/api/tutorial/{game}", tags=["tables"], status_code=201)
+    async def tutorial(
+        game: str, request: Request, user: Annotated[User, Depends(require_user)]
+    ) -> dict[str, Any]:
+        """A started tutorial table for `game` on its fixed deal, against a bot (tutorial.py)."""
+        table = await create_tutorial(node_of(request).lobby, user, game)
+        return await _table_out(request, table, user)
 
     @app.get("/api/tables/{table_id}", tags=["tables"])
     async def get_table(

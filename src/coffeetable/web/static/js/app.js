@@ -6,6 +6,7 @@
 //          #/replay/ID    replay of a finished game
 //          #/profile/NAME ratings of a player
 //          #/leaderboard  leaderboards
+//          #/help/GAME    How to play (cafe, coffee-rush)
 
 import { api } from "./api.js";
 import { $, button, h, mount } from "./dom.js";
@@ -59,6 +60,7 @@ const routes = {
   replay: (parts, query) =>
     import("./replay.js").then((m) => m.replayView(parts[1], Number(query.get("n") ?? "-1"))),
   profile: (parts) => import("./profile.js").then((m) => m.profileView(parts[1] || (session.user && session.user.name))),
+  help: (parts) => import("./help.js").then((m) => m.helpView(parts[1])),
   leaderboard: (parts) => import("./profile.js").then((m) => m.leaderboardView(parts[1])),
 };
 

@@ -7,6 +7,7 @@ import {
 } from "./common.js";
 import { button, h, mount, requestId } from "./dom.js";
 import { has, t, tn } from "./i18n.js";
+import { introBox } from "./intro.js";
 
 const PROMOS = ["leao", "coffee-mine", "atlas"];
 
@@ -330,7 +331,9 @@ export function lobbyView() {
     renderCreate();
   }
 
+  const intro = introBox();
   mount(el,
+    intro.el,
     h("div", { class: "lobby-grid" },
       h("div", { class: "lobby-main" }, listBox, finishedBox),
       h("aside", { class: "lobby-side" }, createBox)));
@@ -358,6 +361,6 @@ export function lobbyView() {
       }
     },
     unmount() { if (socket) socket.close(); },
-    relabel: renderAll,
+    relabel() { intro.relabel(); renderAll(); },
   };
 }

@@ -4,6 +4,7 @@ import { api, errorText } from "./api.js";
 import { gameTitle, optionsSummary, scoreTable, seatBadge, seatName } from "./common.js";
 import { button, h, mount } from "./dom.js";
 import { t } from "./i18n.js";
+import { helpLink } from "./learn-text.js";
 import { logText } from "./say.js";
 import { zoomControls } from "./table.js";
 
@@ -37,6 +38,7 @@ export function replayView(tableId, start = -1) {
         h("span", { class: "muted" }, optionsSummary(table.game, table.options))),
       h("div", { class: "tools" },
         zoomControls(el),
+        helpLink(table.game, h),
         h("a", { href: api.recordUrl(table.id), class: "button small", download: `${table.id}.json`, id: "download-record" }, t("replay.download")),
         h("a", { href: `#/table/${table.id}`, class: "button small" }, t("replay.to_table"))));
   }

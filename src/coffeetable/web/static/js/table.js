@@ -8,8 +8,10 @@ import {
 } from "./common.js";
 import { button, formatDuration, h, mount, requestId } from "./dom.js";
 import { t, tn } from "./i18n.js";
+import { helpLink } from "./learn-text.js";
 import { logText, sayText } from "./say.js";
 import { TableSocket } from "./socket.js";
+import { createTutorial, tutorialOf } from "./tutorial.js";
 
 const RENDERERS = {
   cafe: () => import("./cafe.js"),
@@ -56,6 +58,7 @@ export function tableView(tableId, { invite = null } = {}) {
   let hint = null; // {version, action, text}
   let hintBusy = false;
   let tick = null;
+  let tutorial = null; // the guided tutorial over this table (tutorial.js), if it is one
 
   const head = h("div", { class: "table-head" });
   const body = h("div", { class: "table-body" });
@@ -89,6 +92,7 @@ export function tableView(tableId, { invite = null } = {}) {
       h("div", { class: "tools" },
         h("span", { class: ["conn", connection], id: "conn-state" }, t(connection === "lost" ? "conn.lost_short" : `conn.${connection}`)),
         zoomControls(el),
+        helpLink(table.game, h),
         table.status === "running" && me !== null && !table.seats[me].replaced
           ? button(t("table.leave_game"), leaveGame, { class: "small danger", id: "leave-game" }) : null,
         table.status === "finished"
@@ -406,6 +410,7 @@ export function tableView(tableId, { invite = null } = {}) {
   }
 
   function renderAll() {
+    if (tutorial) tutorial.update(model);
     renderHead();
     renderBoard();
     renderPlayers();
@@ -424,6 +429,7 @@ export function tableView(tableId, { invite = null } = {}) {
       toast(t("error.illegal"));
       return false;
     }
+    if (tutorial && !tutorial.allow(action)) return false;
     hint = null;
     return socket.act(action); // a promise while the move is on its way (see TableSocket.act)
   }
@@ -471,6 +477,7 @@ export function tableView(tableId, { invite = null } = {}) {
       renderHint();
       renderUndo();
       renderEnd();
+      if (tutorial) tutorial.update(model);
       el.dataset.version = String(msg.version);
       el.dataset.legal = String(model.legal.length);
     } else if (msg.type === "undo") {
@@ -539,6 +546,13 @@ export function tableView(tableId, { invite = null } = {}) {
         chain = chain.then(() => onMessage(msg)).catch((err) => console.error(err));
       };
       socket = new TableSocket(tableId, { invite, handlers: { message, status: onStatus, fatal: onFatal } });
+      const guided = tutorialOf(tableId);
+      if (guided) {
+        chain = chain.then(async () => {
+          tutorial = await createTutorial({ tableId, game: guided.game, root: el });
+          tutorial.update(model);
+        }).catch((err) => console.error(err));
+      }
       socket.connect();
       tick = setInterval(tickClocks, 250);
       document.addEventListener("keydown", onKey);
@@ -548,12 +562,14 @@ export function tableView(tableId, { invite = null } = {}) {
       document.removeEventListener("keydown", onKey);
       clearInterval(tick);
       if (renderer) renderer.destroy();
+      if (tutorial) tutorial.destroy();
       banner(null);
     },
     relabel() {
       const again = side.querySelector("#show-results");
       if (again) again.closest(".card").remove();
       if (renderer && renderer.relabel) renderer.relabel();
+      if (tutorial) tutorial.relabel();
       renderAll();
       renderLog();
     },
