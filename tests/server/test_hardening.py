@@ -173,7 +173,9 @@ def test_3_secure_cookies_and_trusted_proxies(tmp_path: Path) -> None:
         f"sqlite:///{tmp_path / 'a.db'}", tmp_path / "a.log", extra_args=["--secure-cookies"]
     )
     proxied = ServerProcess(
-        f"sqlite:///{tmp_path / 'b.db'}", tmp_path / "b.log", extra_args=["--trusted-proxy", "127.0.0.1"]
+        f"sqlite:///{tmp_path / 'b.db'}",
+        tmp_path / "b.log",
+        extra_args=["--trusted-proxy", "127.0.0.1"],
     )
     plain = ServerProcess(f"sqlite:///{tmp_path / 'c.db'}", tmp_path / "c.log")
     for proc in (secure, proxied, plain):
@@ -210,7 +212,9 @@ def test_4_open_tables_per_user_and_creation_rate_are_limited(edge: ServerProces
         p = Player(edge)
         if p.http.post("/api/guest").status_code != 200:
             break
-        r = p.http.post("/api/tables", json={"game": "cafe", "seats": [{"kind": "human"}, {"kind": "open"}]})
+        r = p.http.post(
+            "/api/tables", json={"game": "cafe", "seats": [{"kind": "human"}, {"kind": "open"}]}
+        )
         codes.append(r.status_code)
         if r.status_code == 429:
             assert int(r.headers["retry-after"]) >= 1
@@ -252,7 +256,9 @@ def test_5_cross_site_requests_and_sockets_are_refused(server: ServerProcess) ->
 # ==== 6. private tables over HTTP =============================================================
 def test_6_private_tables_need_the_invite_over_http(server: ServerProcess) -> None:
     ana = Player(server).guest()
-    table = ana.create("coffee-rush", [{"kind": "human"}, {"kind": "bot", "bot": "random"}], private=True)
+    table = ana.create(
+        "coffee-rush", [{"kind": "human"}, {"kind": "bot", "bot": "random"}], private=True
+    )
     tid, invite = table["id"], table["invite"]
     assert ana.post(f"/api/tables/{tid}/start").status_code == 200
     s = ana.socket(tid)
@@ -260,7 +266,12 @@ def test_6_private_tables_need_the_invite_over_http(server: ServerProcess) -> No
     play_out([s], random.Random(2))
     s.close()
     stranger = Player(server).guest()
-    for path in (f"/api/tables/{tid}", f"/api/tables/{tid}/log", f"/api/tables/{tid}/record", f"/api/tables/{tid}/replay/1"):
+    for path in (
+        f"/api/tables/{tid}",
+        f"/api/tables/{tid}/log",
+        f"/api/tables/{tid}/record",
+        f"/api/tables/{tid}/replay/1",
+    ):
         assert _error(stranger.http.get(path)) == (403, "private"), path
         assert _error(httpx.get(f"{server.url}{path}")) == (403, "private"), path
         assert stranger.http.get(path, params={"invite": invite}).status_code == 200, path
@@ -291,7 +302,9 @@ def test_8_hints_are_rate_limited(server: ServerProcess) -> None:
     table = ana.create("coffee-rush", [{"kind": "human"}, {"kind": "bot", "bot": "random"}])
     ana.post(f"/api/tables/{table['id']}/start")
     codes = [ana.post(f"/api/tables/{table['id']}/hint") for _ in range(15)]
-    limited = [r for r in codes if r.status_code == 429 and r.json()["error"]["code"] == "rate_limited"]
+    limited = [
+        r for r in codes if r.status_code == 429 and r.json()["error"]["code"] == "rate_limited"
+    ]
     assert limited, [r.status_code for r in codes]
     assert int(limited[0].headers["retry-after"]) >= 1
 
@@ -343,7 +356,10 @@ def test_11_weak_passwords_are_refused(server: ServerProcess) -> None:
         r = Player(server).register(f"Pw{random.randrange(10**6)}", password=weak)
         assert _error(r) == (400, "invalid"), weak
         assert (r.json()["error"]["field"], r.json()["error"]["rule"]) == ("password", "weak")
-    assert Player(server).register(f"Pw{random.randrange(10**6)}", "coffee beans 123").status_code == 200
+    assert (
+        Player(server).register(f"Pw{random.randrange(10**6)}", "coffee beans 123").status_code
+        == 200
+    )
 
 
 # ==== 12. logout closes sockets ===============================================================
@@ -359,7 +375,9 @@ def _closed(s: Any, timeout: float = 10) -> bool:
     return False
 
 
-def test_12_logout_closes_the_sessions_sockets_and_everywhere_closes_all(server: ServerProcess) -> None:
+def test_12_logout_closes_the_sessions_sockets_and_everywhere_closes_all(
+    server: ServerProcess,
+) -> None:
     name = f"Lo{random.randrange(10**6)}"
     ana = Player(server)
     assert ana.register(name).status_code == 200

@@ -117,7 +117,9 @@ MIN_PASSWORD_SCORE: Final = 2
 _SCORED_LENGTH: Final = 64
 
 
-def check_password(password: str, user_inputs: Sequence[str] = ()) -> None:
+def check_password(
+    password: str, user_inputs: Sequence[str] = (), *, strength: bool = True
+) -> None:
     """Raise `AuthError` unless the password is acceptable: 8 to 128 characters (after
     Unicode NFKC normalisation), and not common or trivial: zxcvbn (Dropbox's strength
     estimator, with its lists of common passwords, names and words) must score it at least
@@ -136,6 +138,8 @@ def check_password(password: str, user_inputs: Sequence[str] = ()) -> None:
             f"The password is too long: use at most {MAX_PASSWORD_LENGTH} characters.",
             "too_long",
         )
+    if not strength:
+        return
     from zxcvbn import zxcvbn  # (its word lists load on first use: about 0.3 s, once)
 
     verdict = zxcvbn(
@@ -152,9 +156,9 @@ def check_password(password: str, user_inputs: Sequence[str] = ()) -> None:
 
 def hash_password(password: str) -> str:
     """The argon2id hash to store, in the PHC string format ("$argon2id$v=19$m=...").
-    Applies `check_password` first (so raises `AuthError` for a password out of policy);
-    every call uses a new random salt."""
-    check_password(password)
+    Applies `check_password`'s length rules first (`AuthError`); how easy a password is to
+    guess is the registration's check. Every call uses a new random salt."""
+    check_password(password, strength=False)
     return _hasher.hash(_normalise_password(password))
 
 

@@ -118,11 +118,13 @@ class EdgeGuard:
             origin, _header(scope, b"host"), self.allowed_origins
         ):
             return 403, "origin", f"requests from {origin} may not change anything here"
+        # A form or text/plain post is what a page of another site can send without asking
+        # (no CORS preflight): refused. A body without any Content-Type (a program's, or a
+        # Blob posted by a page, which carries an Origin and is judged by it above) is read
+        # as JSON.
         content_type = _header(scope, b"content-type")
-        length = _header(scope, b"content-length")
-        has_body = (length not in (None, "0")) or _header(scope, b"transfer-encoding") is not None
-        if content_type is not None or has_body:
-            media = (content_type or "").split(";", 1)[0].strip().lower()
+        if content_type is not None:
+            media = content_type.split(";", 1)[0].strip().lower()
             if media != "application/json":
                 return (
                     415,
