@@ -155,7 +155,7 @@ def leaks(message: dict[str, Any], full: dict[str, Any], seed: int) -> list[str]
     return found
 
 
-@pytest.mark.slow  # 10 full games: about 2 minutes per database
+@pytest.mark.slow  # 10 full games: about 25 s per database
 def test_no_message_gives_hidden_information_away(server: ServerProcess) -> None:
     scanned = 0
     for game_name, options in OPTION_SETS:
