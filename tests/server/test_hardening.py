@@ -22,7 +22,6 @@ from websockets.sync.client import connect
 
 from coffeetable.core.record import GameRecord
 from coffeetable.core.registry import find_game
-from coffeetable.server.auth import SESSION_COOKIE
 from tests.server.conftest import REQUIRE_ENV, _drop_schema, _postgres_schema_url
 from tests.server.live import Player, ServerProcess, free_port, play_out
 

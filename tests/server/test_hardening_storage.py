@@ -3,6 +3,7 @@ SQLite's WAL is checkpointed at start-up, and stale sessions and guests are dele
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import subprocess
 import sys
@@ -48,10 +49,8 @@ async def test_2_a_record_import_that_fails_part_way_leaves_nothing(tmp_path: Pa
 
         storage.append_action = failing  # type: ignore[method-assign]
         record = GameRecord.from_json(_record())
-        try:
+        with contextlib.suppress(OSError):
             await replays.import_record(user, record)
-        except OSError:
-            pass
         assert await storage.list_tables(["open", "running", "finished"]) in ([],) or all(
             t.status == "finished" and t.version == len(record.actions)
             for t in await storage.list_tables(["open", "running", "finished"])

@@ -140,7 +140,7 @@ def check_password(
         )
     if not strength:
         return
-    from zxcvbn import zxcvbn  # (its word lists load on first use: about 0.3 s, once)
+    from zxcvbn import zxcvbn  # type: ignore[import-untyped]  # (no type information; its word lists load on first use: about 0.3 s, once)
 
     verdict = zxcvbn(
         _normalise_password(password)[:_SCORED_LENGTH],

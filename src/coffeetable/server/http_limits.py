@@ -34,7 +34,7 @@ def header_timeout_protocol(seconds: float) -> type[asyncio.Protocol]:
             ):
                 transport.close()
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        def connection_made(self, transport: asyncio.Transport) -> None:
             super().connection_made(transport)
             self._watch(None)
 
