@@ -331,7 +331,11 @@ def run(
             ServerProcess(
                 db_url,
                 Path(folder) / f"server{k}.log",
-                extra_env={"COFFEETABLE_AUTH_BURST": "100000"},
+                extra_env={
+                    "COFFEETABLE_AUTH_BURST": "100000",
+                    "COFFEETABLE_TABLE_BURST": "100000",
+                    "COFFEETABLE_SOCKETS_PER_ADDRESS": "100000",
+                },
                 extra_args=["--redis", _redis_url()] if nodes else [],
             )
             for k in range(max(1, nodes))

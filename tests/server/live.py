@@ -77,6 +77,10 @@ class ServerProcess:
                 **os.environ,
                 "PYTHONUNBUFFERED": "1",
                 "COFFEETABLE_AUTH_BURST": "80",
+                # and many tables and sockets from one address and one player
+                "COFFEETABLE_TABLE_BURST": "100000",
+                "COFFEETABLE_OPEN_TABLES": "100000",
+                "COFFEETABLE_SOCKETS_PER_ADDRESS": "100000",
                 **self.extra_env,
             },
         )

@@ -137,10 +137,29 @@ def test_passwords_are_nfkc_normalised() -> None:
     assert verify_password(hash_password(decomposed), composed)
 
 
-@pytest.mark.parametrize("password", ["12345678", "x" * 128, "pass word", "пароль12", "🔑" * 8])
+@pytest.mark.parametrize(
+    "password", ["correct horse battery", "x7Gq!w2Lm9", "пароль из трёх слов", "🔑🍩🚲🌵🎻🦉📎🧊"]
+)
 def test_acceptable_passwords(password: str) -> None:
     check_password(password)
     assert verify_password(hash_password(password), password)
+
+
+@pytest.mark.parametrize(
+    "password", ["12345678", "password", "password1", " " * 8, "aaaaaaaa", "x" * 128, "qwertyuiop"]
+)
+def test_common_and_trivial_passwords_are_refused(password: str) -> None:
+    with pytest.raises(AuthError) as refused:
+        check_password(password)
+    assert refused.value.code == "weak" and "guess" in str(refused.value)
+    # hashing checks the length only (the policy is the registration's)
+    assert verify_password(hash_password(password), password)
+
+
+def test_a_password_made_of_the_name_is_weak() -> None:
+    check_password("Zorblatquint")
+    with pytest.raises(AuthError):
+        check_password("Zorblatquint", ["Zorblatquint"])
 
 
 @pytest.mark.parametrize(

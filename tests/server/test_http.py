@@ -280,7 +280,9 @@ def test_creator_name_and_invite_for_the_players(server: ServerProcess) -> None:
     tid, invite = table["id"], table["invite"]
     assert table["created_by"] == host.name
     assert host.http.get(f"/api/tables/{tid}").json()["invite"] == invite
-    seen = stranger.http.get(f"/api/tables/{tid}").json()
+    # a stranger sees the table only with its invite (issue 36), and even then not the invite
+    assert stranger.http.get(f"/api/tables/{tid}").status_code == 403
+    seen = stranger.http.get(f"/api/tables/{tid}", params={"invite": invite}).json()
     assert seen["created_by"] == host.name and "invite" not in seen
     joined = friend.http.post(f"/api/tables/{tid}/join", json={"invite": invite})
     assert joined.status_code == 200 and joined.json()["invite"] == invite

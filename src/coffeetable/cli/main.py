@@ -195,6 +195,48 @@ def build_parser() -> argparse.ArgumentParser:
         help="redis://HOST:PORT/DB: this node is one of several serving one site on a shared "
         "PostgreSQL database (docs/deploy.md)",
     )
+    serve.add_argument(
+        "--secure-cookies",
+        action="store_true",
+        help="the site is served over HTTPS (behind TLS): Secure session cookie and HSTS",
+    )
+    serve.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="address of a proxy (nginx) whose X-Forwarded-For and X-Forwarded-Proto are "
+        "believed; repeat for several, or '*' for any (default: nobody's)",
+    )
+    serve.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="an origin (https://play.example) whose pages may post and open sockets here; "
+        "repeat for several (default: the request's own host)",
+    )
+    serve.add_argument(
+        "--sockets-per-address",
+        type=int,
+        default=None,
+        metavar="N",
+        help="open WebSockets per client address on this node (default 32)",
+    )
+    serve.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds a connection has to send a request's headers (default 10)",
+    )
+    serve.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=5.0,
+        metavar="S",
+        help="seconds an idle kept-alive HTTP connection stays open (default 5)",
+    )
     worker = sub.add_parser(
         "bot-worker", help="take bot decisions and hints from a site's Redis queue"
     )
@@ -236,6 +278,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from coffeetable.server.app import Settings, create_app
+    from coffeetable.server.http_limits import header_timeout_protocol
     from coffeetable.server.node import database_guard
     from coffeetable.server.storage import DatabaseURLError, default_database_url, engine_for_url
 
@@ -248,16 +291,47 @@ def _serve(args: argparse.Namespace) -> int:
         )
     if args.redis is not None:
         _check_redis_url(args.redis)
+    if args.sockets_per_address is not None and args.sockets_per_address < 1:
+        raise DataError("--sockets-per-address must be at least 1")
+    if not (0 < args.header_timeout <= 3600 and 0 < args.idle_timeout <= 3600):
+        raise DataError("--header-timeout and --idle-timeout must be 0..3600 seconds")
+    for origin in args.allowed_origin:
+        if not origin.startswith(("http://", "https://")) or origin.count("/") != 2:
+            raise DataError(
+                f"--allowed-origin must be a scheme, host and port like https://play.example, "
+                f"not {origin!r}"
+            )
     url = args.db or default_database_url()
     try:
         engine = engine_for_url(url)  # check the URL before starting
     except DatabaseURLError as exc:
         raise DataError(str(exc)) from None
     shown = engine.url.render_as_string(hide_password=True)
-    settings = Settings(database_url=url, redis_url=args.redis, bot_workers=workers, tune_gc=True)
+    extra: dict[str, Any] = {}
+    if args.sockets_per_address is not None:
+        extra["sockets_per_address"] = args.sockets_per_address
+    settings = Settings(
+        database_url=url,
+        redis_url=args.redis,
+        bot_workers=workers,
+        tune_gc=True,
+        secure_cookies=args.secure_cookies,
+        allowed_origins=args.allowed_origin,
+        **extra,
+    )
     app = create_app(settings)
     config = uvicorn.Config(
-        app, host=args.host, port=args.port, log_level="info", ws_max_size=64 * 1024
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="info",
+        ws_max_size=64 * 1024,
+        # X-Forwarded-* only from the proxies the operator lists (uvicorn's own default
+        # trusts 127.0.0.1, so a forged header from loopback would pick any address)
+        proxy_headers=bool(args.trusted_proxy),
+        forwarded_allow_ips=args.trusted_proxy or [],
+        http=header_timeout_protocol(args.header_timeout),
+        timeout_keep_alive=args.idle_timeout,
     )
 
     # the server's own lines (coffeetable.*): leases taken and lost, clocks run out, errors
@@ -267,7 +341,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     async def run() -> None:
         async with database_guard(url, args.redis):
-            site = f" as a node of the site at {args.redis}" if args.redis else ""
+            site = f" as a node of the site at {_hide_password(args.redis)}" if args.redis else ""
             print(
                 f"coffeetable: serving http://{args.host}:{args.port}/ with database "
                 f"{shown}{site} (Ctrl+C stops it)",
@@ -279,9 +353,22 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _hide_password(url: str) -> str:
+    """`url` with its password (if any) as ***, for printing."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}{port}"))
+
+
 def _check_redis_url(url: str) -> None:
     if not url.startswith(("redis://", "rediss://", "unix://")):
-        raise DataError(f"--redis must be a redis://HOST:PORT/DB URL, not {url!r}")
+        raise DataError(f"--redis must be a redis://HOST:PORT/DB URL, not {_hide_password(url)!r}")
 
 
 def _bot_worker(args: argparse.Namespace) -> int:

@@ -13,13 +13,15 @@ import contextlib
 import gc
 import json
 import logging
+import math
 import os
+import secrets
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, Request, Response, WebSocket, WebSocketDisconnect
+from fastapi import Depends, FastAPI, Query, Request, Response, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
@@ -32,7 +34,9 @@ from coffeetable.core.registry import find_game, game_names
 from coffeetable.server import auth
 from coffeetable.server.bots import SEAT_BOTS
 from coffeetable.server.gamedata import game_data
+from coffeetable.server.guard import EdgeGuard
 from coffeetable.server.livetable import (
+    LOGGED_OUT,
     Client,
     TableError,
     encode_json,
@@ -65,12 +69,32 @@ WEB_ROOT = Path(__file__).resolve().parent.parent / "web" / "static"
 
 
 class ApiError(Exception):
-    """An HTTP error answer; `extra` fields go into the error object (e.g. `field`, `rule`)."""
+    """An HTTP error answer; `extra` fields go into the error object (e.g. `field`, `rule`);
+    `headers` go with the answer (e.g. Retry-After)."""
 
-    def __init__(self, status: int, code: str, message: str, **extra: str) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        headers: dict[str, str] | None = None,
+        **extra: str,
+    ) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
         self.extra = extra
+        self.headers = headers or {}
+
+
+def too_many(wait: float, what: str = "requests") -> ApiError:
+    """429 with the time to wait, in the message and in Retry-After (whole seconds)."""
+    seconds = max(1, math.ceil(wait))
+    return ApiError(
+        429,
+        ErrorCode.RATE_LIMITED,
+        f"too many {what}; try again in {seconds} s",
+        headers={"Retry-After": str(seconds)},
+    )
 
 
 def _error(
@@ -153,6 +177,10 @@ def _tune_gc() -> None:
     gc.set_threshold(young, middle, GC_FULL_PASS_EVERY)
 
 
+#: A private table's invite, for reading it over HTTP.
+Invite = Annotated[str | None, Query(max_length=100, description="a private table's invite")]
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
 
@@ -178,7 +206,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # ---- errors: always JSON, never a trace ---------------------------------------------------
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return _error(exc.status, exc.code, exc.message, exc.extra)
+        return _error(exc.status, exc.code, exc.message, exc.extra, **exc.headers)
+
+    @app.exception_handler(RecursionError)
+    async def _too_deep(request: Request, exc: RecursionError) -> JSONResponse:
+        # a JSON body nested thousands deep: malformed input, not the server's fault
+        return _error(400, "bad_json", "the request body is nested too deeply")
 
     @app.exception_handler(TableError)
     async def _table_error(request: Request, exc: TableError) -> JSONResponse:
@@ -205,7 +238,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         node: Node = request.app.state.node
         return node
 
-    async def _login(response: Response, storage: Storage, user: User) -> dict[str, Any]:
+    async def _login(
+        request: Request, response: Response, storage: Storage, user: User
+    ) -> dict[str, Any]:
         token = auth.new_session_token()
         ttl = auth.GUEST_TTL if user.is_guest else auth.SESSION_TTL
         await storage.create_session(auth.token_hash(token), user.id, datetime.now(UTC) + ttl)
@@ -215,7 +250,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_age=int(ttl.total_seconds()),
             httponly=True,
             samesite="lax",
-            secure=settings.secure_cookies,
+            # behind TLS: --secure-cookies, or the request came over HTTPS (X-Forwarded-Proto
+            # from a proxy counts only if serve --trusted-proxy lists it)
+            secure=settings.secure_cookies or request.url.scheme == "https",
         )
         return user_json(user)
 
@@ -226,7 +263,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             name = auth.check_name(body.name)
             field = "password"
-            auth.check_password(body.password)
+            auth.check_password(body.password, [name])
         except auth.AuthError as exc:
             # `field` and `rule` (auth.NAME_RULES / PASSWORD_RULES) let a client say which rule
             raise ApiError(400, "invalid", str(exc), field=field, rule=exc.code) from None
@@ -236,11 +273,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             user = await storage.create_user(name, hashed)
         except DuplicateNameError:
             raise ApiError(409, "name_taken", f"the name {name!r} is taken") from None
-        return await _login(response, storage, user)
+        return await _login(request, response, storage, user)
 
     @app.post("/api/login", tags=["accounts"], dependencies=[Depends(rate_limited)])
     async def login(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
         storage: Storage = request.app.state.storage
+        failures = node_of(request).login_failures
+        name_key = body.name.strip().casefold()[:200]
+        # guesses at one name are limited wherever they come from (the address limit holds
+        # the other way round): failures take a token, and none left refuses every attempt
+        wait = await failures.check(name_key, take=False)
+        if wait is not None:
+            raise too_many(wait, "failed logins for this name")
         user = await storage.get_user_by_name(body.name.strip())
         # verified off the event loop (~35 ms), and even for an unknown name, so that the
         # response time does not tell whether a name exists
@@ -248,8 +292,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             auth.verify_password, user.password_hash if user else None, body.password
         )
         if user is None or not good:
+            await failures.check(name_key)
             raise ApiError(401, "bad_login", "wrong name or password")
-        return await _login(response, storage, user)
+        return await _login(request, response, storage, user)
 
     @app.post("/api/guest", tags=["accounts"], dependencies=[Depends(rate_limited)])
     async def guest(request: Request, response: Response) -> dict[str, Any]:
@@ -260,16 +305,33 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 user = await storage.create_user(auth.guest_name(), None, is_guest=True)
             except DuplicateNameError:
                 continue
-            return await _login(response, storage, user)
+            return await _login(request, response, storage, user)
         raise ApiError(503, "busy", "could not find a free guest name; try again")
 
     @app.post("/api/logout", tags=["accounts"])
     async def logout(request: Request, response: Response) -> dict[str, Any]:
+        """End this session; its sockets (on every node) are closed with 4401."""
         token = request.cookies.get(auth.SESSION_COOKIE)
-        if token:
-            await request.app.state.storage.delete_session(auth.token_hash(token))
+        if token and len(token) <= 200:
+            storage: Storage = request.app.state.storage
+            hashed = auth.token_hash(token)
+            session = await storage.get_session(hashed)
+            await storage.delete_session(hashed)
+            if session is not None:
+                await node_of(request).logged_out(session.user_id, hashed)
         response.delete_cookie(auth.SESSION_COOKIE)
         return {"ok": True}
+
+    @app.post("/api/logout/everywhere", tags=["accounts"])
+    async def logout_everywhere(
+        request: Request, response: Response, user: Annotated[User, Depends(require_user)]
+    ) -> dict[str, Any]:
+        """End every session of this account, on every device; their sockets (on every node)
+        are closed with 4401."""
+        ended = await request.app.state.storage.delete_user_sessions(user.id)
+        await node_of(request).logged_out(user.id, None)
+        response.delete_cookie(auth.SESSION_COOKIE)
+        return {"ok": True, "sessions": ended}
 
     @app.get("/api/me", tags=["accounts"])
     async def me(user: Annotated[User, Depends(require_user)]) -> dict[str, Any]:
@@ -323,8 +385,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def create_table(
         body: NewTable, request: Request, user: Annotated[User, Depends(require_user)]
     ) -> dict[str, Any]:
-        """Create a table; its creator takes the first seat for a person."""
-        table = await node_of(request).lobby.create(
+        """Create a table; its creator takes the first seat for a person. A user may have
+        a few open tables at once, and create tables at a limited rate (per user and per
+        address): 409 `too_many_tables`, 429 `rate_limited`."""
+        node = node_of(request)
+        address = request.client.host if request.client else "?"
+        for key in (f"user:{user.id}", f"address:{address}"):
+            wait = await node.table_limits.check(key)
+            if wait is not None:
+                raise too_many(wait, "new tables")
+        table = await node.lobby.create(
             user,
             body.game,
             body.options,
@@ -333,6 +403,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             body.rated,
             body.private,
             body.request_id,
+            open_tables_limit=settings.open_tables_per_user,
         )
         out = await _table_out(request, table)
         if table.private:
@@ -347,12 +418,35 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table = await create_tutorial(node_of(request).lobby, user, game)
         return await _table_out(request, table, user)
 
+    async def _readable(
+        request: Request, table_id: str, user: User | None, invite: str | None
+    ) -> GameTable:
+        """The table, if the request may read it: a private table only for its players and
+        whoever has its invite (403 `private`)."""
+        table = await node_of(request).lobby.get(table_id)
+        if (
+            table.private
+            and seat_of(table, user) is None
+            and not (user is not None and table.created_by == user.id)
+            and not (
+                invite
+                and table.invite_token
+                and secrets.compare_digest(invite.encode(), table.invite_token.encode())
+            )
+        ):
+            raise ApiError(403, "private", "this table is private: use its invite link")
+        return table
+
     @app.get("/api/tables/{table_id}", tags=["tables"])
     async def get_table(
-        table_id: str, request: Request, user: Annotated[User | None, Depends(current_user)]
+        table_id: str,
+        request: Request,
+        user: Annotated[User | None, Depends(current_user)],
+        invite: Invite = None,
     ) -> dict[str, Any]:
-        """One table; a private table's players also get its `invite`, to share."""
-        return await _table_out(request, await node_of(request).lobby.get(table_id), user)
+        """One table; a private table's players also get its `invite`, to share. A private
+        table is shown only to its players and with its `invite`."""
+        return await _table_out(request, await _readable(request, table_id, user, invite), user)
 
     @app.post("/api/tables/{table_id}/join", tags=["tables"])
     async def join(
@@ -389,14 +483,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return await _table_out(request, table, user)
 
     @app.get("/api/tables/{table_id}/log", tags=["tables"])
-    async def game_log(table_id: str, request: Request) -> list[dict[str, Any]]:
+    async def game_log(
+        table_id: str,
+        request: Request,
+        user: Annotated[User | None, Depends(current_user)],
+        invite: Invite = None,
+    ) -> list[dict[str, Any]]:
         """The game's moves in words, oldest first."""
+        await _readable(request, table_id, user, invite)
         live = await node_of(request).match.live(table_id)
         return [log_json(line) for line in live.log]
 
     @app.get("/api/tables/{table_id}/record", tags=["records"])
-    async def download_record(table_id: str, request: Request) -> JSONResponse:
+    async def download_record(
+        table_id: str,
+        request: Request,
+        user: Annotated[User | None, Depends(current_user)],
+        invite: Invite = None,
+    ) -> JSONResponse:
         """The finished game's record: the same JSON as `coffeetable play --record`."""
+        await _readable(request, table_id, user, invite)
         record, final = await node_of(request).replays.record(table_id)
         return JSONResponse(
             record.to_json(final),
@@ -404,8 +510,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
 
     @app.get("/api/tables/{table_id}/replay/{version}", tags=["records"])
-    async def replay(table_id: str, version: int, request: Request) -> dict[str, Any]:
+    async def replay(
+        table_id: str,
+        version: int,
+        request: Request,
+        user: Annotated[User | None, Depends(current_user)],
+        invite: Invite = None,
+    ) -> dict[str, Any]:
         """The public view of a finished game after its first `version` moves."""
+        await _readable(request, table_id, user, invite)
         return await node_of(request).replays.replay_view(table_id, version)
 
     @app.post("/api/records", tags=["records"], status_code=201)
@@ -418,7 +531,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ApiError(413, "too_large", "a record file may be at most 2 MB")
         try:
             record = GameRecord.from_json(json.loads(raw))
-        except (ValueError, CoffeetableError) as exc:
+        except RecursionError:
+            raise ApiError(
+                400, "invalid_record", "not a valid game record: nested too deeply"
+            ) from None
+        except (ValueError, TypeError, AttributeError, KeyError, CoffeetableError) as exc:
             raise ApiError(400, "invalid_record", f"not a valid game record: {exc}") from None
         table = await node_of(request).replays.import_record(user, record)
         return await _table_out(request, table)
@@ -461,7 +578,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table_id: str, request: Request, user: Annotated[User, Depends(require_user)]
     ) -> dict[str, Any]:
         """The hint bot's suggestion for your seat, in notation and in words (off in rated
-        games)."""
+        games). A few at once, then one every 2 seconds (429 `rate_limited`)."""
+        wait = await node_of(request).hint_limits.check(f"user:{user.id}")
+        if wait is not None:
+            raise too_many(wait, "hints")
         return await node_of(request).driver.hint(table_id, user)
 
     @app.get("/api/health", tags=["operations"])
@@ -482,15 +602,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await ws.accept()
         node: Node = ws.app.state.node
         queue: asyncio.Queue[dict[str, Any] | str | None] = asyncio.Queue(256)
-        tables = await node.storage.list_tables(["open", "running"], limit=200)
+        tables = await node.storage.list_tables(["open", "running"], limit=LOBBY_SIZE)
         for table in tables:
             await node.match.learn_names(table.seats, table.created_by)
         await ws.send_json(
             {"type": "tables", "tables": [table_json(t, node.match.names) for t in tables]}
         )
         node.feed.clients.add(queue)
+
+        async def listen() -> None:  # the lobby socket only listens for the close
+            while True:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    raise WebSocketDisconnect(message.get("code", 1000))
+                if message.get("text") is None:
+                    await ws.send_text(encode_json(_binary_refused()))
+
         try:
-            await _pump(ws, queue, None, lambda: 1012 if node.stopping else 1008)
+            await _pump(ws, queue, listen, lambda: 1012 if node.stopping else 1008)
         finally:
             node.feed.clients.discard(queue)
 
@@ -498,7 +627,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def table_socket(ws: WebSocket, table_id: str) -> None:
         node: Node = ws.app.state.node
         svc = node.match
-        user = await _user_from_token(ws.app.state.storage, ws.cookies.get(auth.SESSION_COOKIE))
+        token = ws.cookies.get(auth.SESSION_COOKIE)
+        user = await _user_from_token(ws.app.state.storage, token)
         try:
             live = await svc.live(table_id)
         except TableError as exc:
@@ -515,13 +645,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 return
         await ws.accept()
         client = Client(user=user, seat=seat_of(live.meta, user))
+        if user is not None and token:
+            client.session = auth.token_hash(token)
+            node.socket_opened(user.id, client)
         live.clients.add(client)
         client.send(svc.snapshot(live, client))
         bucket = auth.RateLimiter(settings.message_rate, settings.message_burst)
 
         async def receive() -> None:
             while True:
-                raw = await ws.receive_text()
+                frame = await ws.receive()
+                if frame["type"] == "websocket.disconnect":
+                    raise WebSocketDisconnect(frame.get("code", 1000))
+                raw = frame.get("text")
+                if raw is None:  # a binary frame: the protocol is JSON text
+                    client.send(_binary_refused())
+                    continue
                 if not bucket.allow("ws"):
                     client.send(
                         error_message(ErrorCode.RATE_LIMITED, "too many messages; slow down")
@@ -556,6 +695,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await _pump(ws, client.queue, receive, lambda: client.close_code)
         finally:
             live.clients.discard(client)
+            if user is not None:
+                node.socket_closed(user.id, client)
             svc.release(live)
 
     async def _pump(
@@ -573,17 +714,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 message = await queue.get()
                 if message is None:
                     code = close_code()
-                    reason = "the server is restarting: reconnect" if code == 1012 else ""
+                    reason = CLOSE_REASONS.get(code, "")
                     await ws.close(code=code, reason=reason)
                     return
                 # a dict is encoded here: it may hold pre-encoded parts (orjson.Fragment)
                 await ws.send_text(message if isinstance(message, str) else encode_json(message))
 
-        async def drain() -> None:  # the lobby socket only listens for the close
-            while True:
-                await ws.receive_text()
-
-        tasks = [asyncio.create_task(sender()), asyncio.create_task((receive or drain)())]
+        tasks = [asyncio.create_task(sender()), asyncio.create_task(receive())]
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -606,7 +743,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # the browser client: static files, no build step (src/coffeetable/web/static)
     app.mount("/", StaticFiles(directory=WEB_ROOT, html=True, check_dir=False), name="web")
+    # the edge: Origin, JSON bodies, sockets per address, security headers (guard.py)
+    app.add_middleware(
+        EdgeGuard,
+        allowed_origins=settings.allowed_origins,
+        secure=settings.secure_cookies,
+        sockets_per_address=settings.sockets_per_address,
+    )
     return app
+
+
+#: The lobby's list: the newest public tables.
+LOBBY_SIZE = 200
+CLOSE_REASONS = {
+    1012: "the server is restarting: reconnect",
+    LOGGED_OUT: "logged out: log in again",
+}
+
+
+def _binary_refused() -> dict[str, Any]:
+    return error_message(ErrorCode.BAD_JSON, "send JSON text frames, not binary frames")
 
 
 async def current_user(request: Request) -> User | None:
@@ -628,11 +784,7 @@ async def rate_limited(request: Request) -> None:
     key = request.client.host if request.client else "?"
     wait = await node.limits.check(key)
     if wait is not None:
-        raise ApiError(
-            429,
-            ErrorCode.RATE_LIMITED,
-            f"too many requests; try again in {wait:.0f} s",
-        )
+        raise too_many(wait)
 
 
 def _check_game(game: str) -> None:
@@ -659,5 +811,6 @@ def app_from_env() -> FastAPI:
         Settings(
             database_url=os.environ.get("COFFEETABLE_DB") or default_database_url(),
             bot_workers=int(os.environ.get("COFFEETABLE_BOT_WORKERS", "1")),
+            secure_cookies=os.environ.get("COFFEETABLE_SECURE_COOKIES") == "1",
         )
     )

@@ -23,7 +23,7 @@ import secrets
 import time
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final, Literal
 
@@ -45,7 +45,7 @@ NAME_RULES: Final = (
     "mixed_scripts",
     "reserved",
 )
-PASSWORD_RULES: Final = ("bad_type", "too_short", "too_long")
+PASSWORD_RULES: Final = ("bad_type", "too_short", "too_long", "weak")
 
 
 class AuthError(ValueError):
@@ -108,9 +108,23 @@ def _normalise_password(password: str) -> str:
     return unicodedata.normalize("NFKC", password)
 
 
-def check_password(password: str) -> None:
+#: zxcvbn's score (0-4) below which a password is refused as too easy to guess: 0 and 1 are
+#: "too guessable" and "very guessable" (under 10**6 guesses: common passwords, keyboard
+#: walks, repeats, dates, dictionary words with obvious changes).
+MIN_PASSWORD_SCORE: Final = 2
+#: zxcvbn's work grows with the length; a longer password is judged by its first characters
+#: (128 at most are accepted anyway).
+_SCORED_LENGTH: Final = 64
+
+
+def check_password(
+    password: str, user_inputs: Sequence[str] = (), *, strength: bool = True
+) -> None:
     """Raise `AuthError` unless the password is acceptable: 8 to 128 characters (after
-    Unicode NFKC normalisation). Nothing else is required: no character classes."""
+    Unicode NFKC normalisation), and not common or trivial: zxcvbn (Dropbox's strength
+    estimator, with its lists of common passwords, names and words) must score it at least
+    `MIN_PASSWORD_SCORE`, also counting `user_inputs` (the name) as known words. No
+    character classes are required."""
     if not isinstance(password, str):
         raise AuthError("The password must be text.", "bad_type")
     length = len(_normalise_password(password))
@@ -124,13 +138,27 @@ def check_password(password: str) -> None:
             f"The password is too long: use at most {MAX_PASSWORD_LENGTH} characters.",
             "too_long",
         )
+    if not strength:
+        return
+    from zxcvbn import zxcvbn  # type: ignore[import-untyped]  # (no type information; its word lists load on first use: about 0.3 s, once)
+
+    verdict = zxcvbn(
+        _normalise_password(password)[:_SCORED_LENGTH],
+        user_inputs=[str(u)[:100] for u in user_inputs],
+    )
+    if verdict["score"] < MIN_PASSWORD_SCORE:
+        raise AuthError(
+            "The password is too easy to guess (a common password, a simple pattern or "
+            "repeats): use a few unrelated words, or a longer mix.",
+            "weak",
+        )
 
 
 def hash_password(password: str) -> str:
     """The argon2id hash to store, in the PHC string format ("$argon2id$v=19$m=...").
-    Applies `check_password` first (so raises `AuthError` for a password out of policy);
-    every call uses a new random salt."""
-    check_password(password)
+    Applies `check_password`'s length rules first (`AuthError`); how easy a password is to
+    guess is the registration's check. Every call uses a new random salt."""
+    check_password(password, strength=False)
     return _hasher.hash(_normalise_password(password))
 
 
@@ -426,6 +454,50 @@ def check_name(name: str, *, allow_guest_prefix: bool = False) -> str:
                 f"Names starting with {prefix.title()!r} and a separator are reserved.",
                 "reserved",
             )
+    return name
+
+
+#: Characters a seat name of an imported record may have besides letters, digits and marks:
+#: records name seats "Ana", "bot ismcts:medium" or "human:0".
+SEAT_NAME_PUNCTUATION: Final = frozenset(" _-.:()#'")
+MAX_SEAT_NAME_LENGTH: Final = 64
+
+
+def check_seat_name(name: str) -> str:
+    """A seat name of an imported record, normalised (NFKC, stripped), or `AuthError`: what
+    `check_name` says about characters (letters, digits, combining marks on a letter, no
+    invisible, control or format characters such as a right-to-left override, no symbols such
+    as "<" or "&"), with spaces and ":()#'" allowed too, 1 to 64 characters, and not
+    reserved."""
+    if not isinstance(name, str):
+        raise AuthError("The name must be text.", "bad_type")
+    name = unicodedata.normalize("NFKC", name[: 10 * MAX_SEAT_NAME_LENGTH]).strip()
+    if not name:
+        raise AuthError("The name is empty.", "too_short")
+    if len(name) > MAX_SEAT_NAME_LENGTH:
+        raise AuthError(
+            f"The name is too long: at most {MAX_SEAT_NAME_LENGTH} characters.", "too_long"
+        )
+    previous = ""
+    for ch in name:
+        category = unicodedata.category(ch)
+        if _is_invisible(ch):
+            raise AuthError(
+                f"The name contains an invisible or control character ({_describe(ch)}).",
+                "invisible_character",
+            )
+        if category[0] == "M":
+            if not previous.isalpha():
+                raise AuthError(
+                    f"The name has a combining mark ({_describe(ch)}) that is not on a letter.",
+                    "bad_mark",
+                )
+            continue
+        if not (category[0] in "LN" or ch in SEAT_NAME_PUNCTUATION):
+            raise AuthError(
+                f"The character {_describe(ch)} is not allowed in a name.", "bad_character"
+            )
+        previous = ch
     return name
 
 

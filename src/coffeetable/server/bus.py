@@ -44,6 +44,8 @@ def table_topic(table_id: str) -> str:
 
 
 LOBBY = "lobby"
+#: The site-wide topic of users' sessions (a logout closes the user's sockets on every node).
+USERS = "users"
 
 
 class Bus:

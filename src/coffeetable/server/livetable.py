@@ -35,6 +35,10 @@ class TableError(Exception):
         self.message = message
 
 
+#: The close code of a socket whose session ended (logout): log in again.
+LOGGED_OUT = 4401
+
+
 @dataclass(eq=False)
 class Client:
     """One WebSocket connection to one table."""
@@ -44,8 +48,11 @@ class Client:
     queue: asyncio.Queue[dict[str, Any] | str | None] = field(
         default_factory=lambda: asyncio.Queue(SEND_QUEUE)
     )
-    #: the close code sent when the client is closed (1008: too slow; 1012: node restarting)
+    #: the close code sent when the client is closed (1008: too slow; 1012: node restarting;
+    #: 4401: its session ended)
     close_code: int = 1008
+    #: the token hash of the session the socket was opened with (a logout closes it)
+    session: str | None = None
 
     def send(self, message: dict[str, Any] | str) -> None:
         """Queue a message (a dict, or JSON text already encoded for several clients); a
@@ -54,6 +61,10 @@ class Client:
             self.queue.put_nowait(message)
         except asyncio.QueueFull:
             self.close()
+
+    def end(self) -> None:
+        """The session ended (a logout, on any node): close with 4401."""
+        self.close(LOGGED_OUT)
 
     def close(self, code: int = 1008) -> None:
         self.close_code = code

@@ -88,9 +88,20 @@ class LobbyService:
         rated: bool,
         private: bool,
         request_id: str | None = None,
+        open_tables_limit: int | None = None,
     ) -> GameTable:
         """A new open table; the same user's repeated `request_id` gets the same table back
-        (storage `create_table`'s request_key)."""
+        (storage `create_table`'s request_key). `open_tables_limit`: refused (409
+        `too_many_tables`) if the user has created this many open tables already (counted in
+        the database: site-wide)."""
+        if open_tables_limit is not None and (
+            await self.storage.count_open_tables(user.id) >= open_tables_limit
+        ):
+            raise TableError(
+                409,
+                "too_many_tables",
+                f"you have {open_tables_limit} open tables already: start or leave one first",
+            )
         if game_name not in game_names():
             raise TableError(
                 400, "unknown_game", f"unknown game {game_name!r}; games: {', '.join(game_names())}"
@@ -240,6 +251,9 @@ class LobbyService:
                 raise TableError(403, "not_host", "only the player who created the table starts it")
             if any(s.kind == "open" for s in meta.seats):
                 raise TableError(409, "seats_open", "every seat needs a player or a bot first")
+            if any((s.bot or "").startswith("imported:") for s in meta.seats):
+                # (a table half-stored by an old import: it is a record, not a game to play)
+                raise TableError(409, "imported", "an imported game cannot be started")
             await self.match.update(live, status="running", started_at=now_utc())
             await self.match.start_game(live)
 

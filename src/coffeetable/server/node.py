@@ -20,6 +20,7 @@ import socket
 import time
 import zlib
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,7 +28,7 @@ from pydantic import BaseModel, Field
 
 from coffeetable.core.errors import DataError
 from coffeetable.server import auth
-from coffeetable.server.bus import LOBBY, Bus, MemoryBus, RedisBus
+from coffeetable.server.bus import LOBBY, USERS, Bus, MemoryBus, RedisBus
 from coffeetable.server.driver import Driver
 from coffeetable.server.jobs import Jobs, PoolJobs, RedisJobs
 from coffeetable.server.leases import Leases, RedisLeases, SoleLeases
@@ -47,12 +48,34 @@ class Settings(BaseModel):
     #: `coffeetable bot-worker` processes instead
     bot_workers: int = 1
     bot_mode: Literal["process", "thread"] = "process"
+    #: the session cookie is Secure and HSTS is sent on every answer (a site behind TLS);
+    #: answers to requests that came over HTTPS get both anyway
     secure_cookies: bool = False
+    #: origins (`https://play.example`) whose pages may change things and open sockets;
+    #: none listed: only the request's own host
+    allowed_origins: list[str] = Field(default_factory=list)
     #: requests per second per client address on the account routes, and burst
     auth_rate: float = 2.0
-    auth_burst: int = Field(
-        default_factory=lambda: int(os.environ.get("COFFEETABLE_AUTH_BURST", "20"))
+    auth_burst: int = Field(default_factory=lambda: _env_int("COFFEETABLE_AUTH_BURST", 20))
+    #: failed logins per name: a burst of 10, then one a minute (1,440 guesses a day at most)
+    login_failure_rate: float = 1 / 60
+    login_failure_burst: int = 10
+    #: tables created per user and per address: a burst, then one every 6 seconds
+    table_rate: float = 1 / 6
+    table_burst: int = Field(default_factory=lambda: _env_int("COFFEETABLE_TABLE_BURST", 10))
+    #: open tables (not yet started) a user may have created at once, counted in the database
+    open_tables_per_user: int = Field(
+        default_factory=lambda: _env_int("COFFEETABLE_OPEN_TABLES", 5)
     )
+    #: hints per user: a burst of 5, then one every 2 seconds
+    hint_rate: float = 0.5
+    hint_burst: int = 5
+    #: open WebSockets per client address on this node
+    sockets_per_address: int = Field(
+        default_factory=lambda: _env_int("COFFEETABLE_SOCKETS_PER_ADDRESS", 32)
+    )
+    #: seconds between two housekeeping passes (expired sessions, stale guests)
+    housekeeping_every: float = 3600.0
     #: WebSocket messages per second per connection, and burst
     message_rate: float = 20.0
     message_burst: int = 60
@@ -63,29 +86,41 @@ class Settings(BaseModel):
     node_name: str = Field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
 
 
-class RateLimits:
-    """The account routes' limits: in memory alone, in Redis for a site (so that N nodes do
-    not allow N times as much)."""
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    return int(value) if value else default
 
-    def __init__(self, rate: float, burst: int, redis: Any = None) -> None:
-        self.rate, self.burst = rate, burst
+
+class RateLimits:
+    """A site-wide limit of one kind (the account routes per address, failed logins per name,
+    table creations, hints): in memory alone, in Redis for a site (so that N nodes do not
+    allow N times as much). `kind` keeps the kinds' buckets apart in Redis."""
+
+    def __init__(self, rate: float, burst: int, redis: Any = None, kind: str = "auth") -> None:
+        self.rate, self.burst, self.kind = rate, burst, kind
         self.local = auth.RateLimiter(rate, burst)
         self.redis = redis
         self._script = redis.register_script(_BUCKET) if redis is not None else None
 
-    async def check(self, key: str) -> float | None:
-        """None if `key` may go on now, else the seconds until it may."""
+    async def check(self, key: str, *, take: bool = True) -> float | None:
+        """None if `key` may go on now, else the seconds until it may. `take=False` only
+        looks (a failed login takes its token afterwards, with `check`)."""
         if self._script is not None:
+            redis_key = f"ct:rate:{key}" if self.kind == "auth" else f"ct:rate:{self.kind}:{key}"
             try:
                 wait = float(
                     await self._script(
-                        keys=[f"ct:rate:{key}"], args=[self.rate, self.burst, time.time()]
+                        keys=[redis_key],
+                        args=[self.rate, self.burst, time.time(), 1 if take else 0],
                     )
                 )
             except Exception as exc:  # Redis away: this node's own bucket meanwhile
                 log.warning("shared rate limit unavailable: %s", exc)
             else:
                 return None if wait <= 0 else wait
+        if not take:
+            wait = self.local.retry_after(key)
+            return None if wait <= 0 else wait
         if self.local.allow(key):
             return None
         return self.local.retry_after(key)
@@ -94,16 +129,18 @@ class RateLimits:
 # a token bucket in one Redis hash: tokens and the time they were counted
 _BUCKET = """
 local rate, burst, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local take = tonumber(ARGV[4] or '1')
 local b = redis.call('HMGET', KEYS[1], 't', 'at')
 local tokens = tonumber(b[1]) or burst
 local at = tonumber(b[2]) or now
 tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
 local wait = 0
 if tokens >= 1 then
-    tokens = tokens - 1
+    if take == 1 then tokens = tokens - 1 end
 else
     wait = (1 - tokens) / rate
 end
+if take == 0 then return tostring(wait) end
 redis.call('HSET', KEYS[1], 't', tokens, 'at', now)
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
 return tostring(wait)
@@ -127,6 +164,13 @@ class Node:
         self.replays: ReplayService
         self.feed: LobbyFeed
         self.limits: RateLimits
+        #: failed logins per name, table creations per user and per address, hints per user
+        self.login_failures: RateLimits
+        self.table_limits: RateLimits
+        self.hint_limits: RateLimits
+        #: sockets of each user on this node (closed when the user logs out, on any node)
+        self.user_sockets: dict[int, set[Any]] = {}
+        self._housekeeping: asyncio.Task[None] | None = None
         self.started = time.time()
         self.stopping = False
 
@@ -162,16 +206,26 @@ class Node:
         self.feed = LobbyFeed(self.bus, self.match.names)
         self.match.on_listing = self.feed.changed
         self.limits = RateLimits(settings.auth_rate, settings.auth_burst, self.redis)
+        self.login_failures = RateLimits(
+            settings.login_failure_rate, settings.login_failure_burst, self.redis, "login"
+        )
+        self.table_limits = RateLimits(
+            settings.table_rate, settings.table_burst, self.redis, "tables"
+        )
+        self.hint_limits = RateLimits(settings.hint_rate, settings.hint_burst, self.redis, "hint")
 
         async def on_message(topic: str, message: dict[str, Any]) -> None:
             if topic == LOBBY:
                 await self.feed.on_message(topic, message)
+            elif topic == USERS:
+                self._on_user_message(message)
             else:
                 await self.match.on_message(topic, message)
 
         self.bus.handler = on_message
         self.bus.on_reconnect = self.match.resync_all
         await self.bus.subscribe(LOBBY)
+        await self.bus.subscribe(USERS)
         await self.bus.start()
         await self.jobs.start()
         if not self.shared:
@@ -182,10 +236,55 @@ class Node:
                 except Exception:
                     log.exception("could not resume table %s", table_id)
         await self.driver.start()
+        self._housekeeping = asyncio.create_task(self._keep_house(), name="housekeeping")
+
+    # ==== sessions ending on every node =======================================================
+    async def logged_out(self, user_id: int, session: str | None) -> None:
+        """A session ended (`session`: its token hash), or every session of the user (None):
+        close the sockets opened with it, on every node (through the bus)."""
+        await self.bus.publish(USERS, {"type": "logout", "user": user_id, "session": session})
+
+    def _on_user_message(self, message: dict[str, Any]) -> None:
+        if message.get("type") != "logout":
+            return
+        session = message.get("session")
+        for socket_ in list(self.user_sockets.get(message.get("user"), ())):  # type: ignore[arg-type]
+            if session is None or socket_.session == session:
+                socket_.end()
+
+    def socket_opened(self, user_id: int, socket_: Any) -> None:
+        self.user_sockets.setdefault(user_id, set()).add(socket_)
+
+    def socket_closed(self, user_id: int, socket_: Any) -> None:
+        sockets = self.user_sockets.get(user_id)
+        if sockets is not None:
+            sockets.discard(socket_)
+            if not sockets:
+                del self.user_sockets[user_id]
+
+    async def _keep_house(self) -> None:
+        """Delete expired sessions and guests nobody can use any more, now and then (any
+        node may: the deletes are idempotent)."""
+        while True:
+            try:
+                sessions, guests = await self.storage.delete_stale(
+                    guests_before=datetime.now(UTC) - auth.GUEST_TTL
+                )
+                if sessions or guests:
+                    log.info("housekeeping: %d expired sessions, %d stale guests", sessions, guests)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("housekeeping failed: %s", exc)
+            await asyncio.sleep(self.settings.housekeeping_every)
 
     async def stop(self) -> None:
         """Hand the leases over, close every socket with a reconnect hint (1012), and stop."""
         self.stopping = True
+        if self._housekeeping is not None:
+            self._housekeeping.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._housekeeping
         with contextlib.suppress(Exception):
             await self.driver.close()
         await self.match.close(code=1012)

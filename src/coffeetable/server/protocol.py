@@ -99,6 +99,8 @@ def parse_client_message(raw: str | bytes) -> Act | Undo | Sync | Ping:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         raise ProtocolError(ErrorCode.BAD_JSON, "message is not valid JSON") from None
+    except RecursionError:  # "[[[[...]]]]" nested thousands deep
+        raise ProtocolError(ErrorCode.BAD_JSON, "message is nested too deeply") from None
     if not isinstance(data, dict):
         raise ProtocolError(ErrorCode.BAD_JSON, "message must be a JSON object")
     kind = data.get("type")
@@ -109,6 +111,10 @@ def parse_client_message(raw: str | bytes) -> Act | Undo | Sync | Ping:
         )
     try:
         return _ADAPTER.validate_python(data)
+    except RecursionError:
+        raise ProtocolError(
+            ErrorCode.INVALID, f"invalid {kind!r} message: nested too deeply"
+        ) from None
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'][1:]) or 'message'}: {e['msg']}"

@@ -9,9 +9,13 @@ from typing import Any
 from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.record import GameRecord
 from coffeetable.core.registry import find_game, game_names
-from coffeetable.server.livetable import TableError, now_utc, result_json
+from coffeetable.server import auth
+from coffeetable.server.livetable import TableError, result_json
 from coffeetable.server.match import MatchService
-from coffeetable.server.storage import GameTable, Seat, TableChanges, User
+from coffeetable.server.storage import GameTable, Seat, User
+
+#: The bot name of an imported game's seat, before the record's name for it.
+IMPORTED = "imported:"
 
 
 class ReplayService:
@@ -47,27 +51,28 @@ class ReplayService:
             raise TableError(400, "invalid_record", str(exc)) from None
         if not final.is_over():
             raise TableError(400, "invalid_record", "the record's game is not finished")
-        table = await self.storage.create_table(
+        names = []
+        for index, name in enumerate(record.seats):
+            try:
+                names.append(auth.check_seat_name(name))
+            except auth.AuthError as exc:
+                raise TableError(400, "invalid_record", f"seat {index}'s name: {exc}") from None
+        game = find_game(record.game)
+        try:
+            moves = [(seat, game.parse_action(text).notation()) for seat, text in record.actions]
+        except CoffeetableError as exc:
+            raise TableError(400, "invalid_record", str(exc)) from None
+        # all at once: a crash part-way leaves no table at all, never a half-stored one
+        return await self.storage.import_table(
             secrets.token_urlsafe(6),
             game=record.game,
             seed=record.seed,
-            seats=[Seat("bot", bot=f"imported:{name}"[:64]) for name in record.seats],
-            options=find_game(record.game).normalize_options(record.options),
+            seats=[Seat("bot", bot=f"{IMPORTED}{name}") for name in names],
+            options=game.normalize_options(record.options),
             created_by=user.id,
+            moves=moves,
+            result=result_json(final),
         )
-        game = find_game(record.game)
-        for version, (seat, text) in enumerate(record.actions):
-            changes: TableChanges | None = None
-            if version + 1 == len(record.actions):
-                changes = {
-                    "status": "finished",
-                    "finished_at": now_utc(),
-                    "result": result_json(final),
-                }
-            notation = game.parse_action(text).notation()
-            await self.storage.append_action(table.id, version, seat, notation, changes)
-        started = await self.storage.update_table(table.id, started_at=table.created_at)
-        return started
 
     async def replay_view(self, table_id: str, version: int) -> dict[str, Any]:
         """The public view after the first `version` moves of a finished game (`version`

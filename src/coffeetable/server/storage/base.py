@@ -79,6 +79,32 @@ class Storage(Protocol):
     async def delete_expired_sessions(self) -> int:
         """Remove expired sessions; return how many."""
 
+    async def delete_user_sessions(self, user_id: int) -> int:
+        """Remove every session of the user ("log out everywhere"); return how many."""
+
+    async def delete_stale(self, guests_before: datetime) -> tuple[int, int]:
+        """Housekeeping: remove expired sessions, and guests made before `guests_before`
+        with no live session, no table made and no seat at any table. Returns (sessions,
+        guests) removed."""
+
+    async def count_open_tables(self, created_by: int) -> int:
+        """Tables with status "open" that the user created."""
+
+    async def import_table(
+        self,
+        table_id: str,
+        *,
+        game: str,
+        seed: int,
+        seats: Sequence[Seat],
+        options: JSONObject,
+        created_by: int,
+        moves: Sequence[tuple[int, str]],
+        result: JSONObject,
+    ) -> GameTable:
+        """A finished game, all at once (one transaction): the table with status "finished"
+        and version `len(moves)`, and its moves `(seat, notation)`."""
+
     # --- game tables --------------------------------------------------------------------
     async def create_table(
         self,

@@ -156,6 +156,10 @@ class SqlStorage:
                 # two servers starting at once must not both create the tables
                 await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_MIGRATION_LOCK_ID)))
             await conn.run_sync(_upgrade_to_head)
+        if self._on_loop is not None:
+            # a process killed before its checkpoint leaves the WAL as long as it was, and a
+            # crash loop would grow it without bound: fold it into the database now
+            await self._on_loop.checkpoint_now()
 
     async def close(self) -> None:
         if self._on_loop is not None:
@@ -242,7 +246,114 @@ class SqlStorage:
             )
         return result.rowcount
 
+    async def delete_user_sessions(self, user_id: int) -> int:
+        async with self._write() as conn:
+            result = await conn.execute(sa.delete(sessions).where(sessions.c.user_id == user_id))
+        return result.rowcount
+
+    async def delete_stale(self, guests_before: datetime) -> tuple[int, int]:
+        _check_aware("guests_before", guests_before)
+        expired = await self.delete_expired_sessions()
+        live = sa.select(sessions.c.user_id).where(sessions.c.expires_at > self._now())
+        creators = sa.select(game_tables.c.created_by).where(game_tables.c.created_by.is_not(None))
+        query = (
+            sa.select(users.c.id, users.c.created_at)
+            .where(
+                users.c.is_guest.is_(True),
+                users.c.created_at < guests_before,
+                users.c.id.not_in(live),
+                users.c.id.not_in(creators),
+            )
+            .limit(1000)
+        )
+        async with self._read() as conn:
+            candidates = {row.id: row.created_at for row in (await conn.execute(query)).all()}
+            if not candidates:
+                return expired, 0
+            # a guest seated at a table keeps its name there: a guest can only sit at tables
+            # made after it was
+            oldest = min(candidates.values())
+            seated = sa.select(game_tables.c.seats).where(game_tables.c.created_at >= oldest)
+            for (seats,) in (await conn.execute(seated)).all():
+                for seat in seats or ():
+                    candidates.pop(seat.get("user_id"), None)
+        if not candidates:
+            return expired, 0
+        async with self._write() as conn:
+            result = await conn.execute(
+                sa.delete(users).where(
+                    users.c.id.in_(list(candidates)),
+                    users.c.is_guest.is_(True),
+                    users.c.id.not_in(live),
+                )
+            )
+        return expired, result.rowcount
+
     # --- game tables --------------------------------------------------------------------
+    async def count_open_tables(self, created_by: int) -> int:
+        query = sa.select(sa.func.count()).where(
+            game_tables.c.created_by == created_by, game_tables.c.status == "open"
+        )
+        async with self._read() as conn:
+            return int(await conn.scalar(query) or 0)
+
+    async def import_table(
+        self,
+        table_id: str,
+        *,
+        game: str,
+        seed: int,
+        seats: Sequence[Seat],
+        options: JSONObject,
+        created_by: int,
+        moves: Sequence[tuple[int, str]],
+        result: JSONObject,
+    ) -> GameTable:
+        now = self._now()
+        insert = (
+            sa.insert(game_tables)
+            .values(
+                id=table_id,
+                game=game,
+                options=dict(options),
+                seed=seed,
+                seats=_seats_json(seats),
+                clock=None,
+                rated=False,
+                private=False,
+                invite_token=None,
+                status="finished",
+                version=len(moves),
+                created_by=created_by,
+                created_at=now,
+                started_at=now,
+                finished_at=now,
+                result=result,
+            )
+            .returning(*game_tables.c)
+        )
+        async with self._write() as conn:
+            await _require_user(conn, created_by)
+            try:
+                row = (await conn.execute(insert)).one()
+            except IntegrityError:
+                raise AlreadyExistsError(f"a table with id {table_id!r} exists already") from None
+            if moves:
+                await conn.execute(
+                    sa.insert(actions),
+                    [
+                        {
+                            "table_id": table_id,
+                            "version": version + 1,
+                            "seat": seat,
+                            "notation": notation,
+                            "created_at": now,
+                        }
+                        for version, (seat, notation) in enumerate(moves)
+                    ],
+                )
+        return _table(row)
+
     async def create_table(
         self,
         table_id: str,

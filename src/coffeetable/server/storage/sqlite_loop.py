@@ -27,6 +27,7 @@ nobody else to wait for; there, every transaction, reading or writing, takes its
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import time
 import weakref
@@ -41,6 +42,8 @@ from sqlalchemy.sql.compiler import SQLCompiler
 
 #: How long a writer waits for another process's write lock before it fails.
 BUSY_TIMEOUT = 30.0
+log = logging.getLogger("coffeetable.server.storage")
+
 #: Write transactions between two background checkpoints.
 CHECKPOINT_EVERY = 1000
 _BACKOFF = (0.001, 0.002, 0.005, 0.010, 0.015, 0.020, 0.025, 0.025, 0.050, 0.050, 0.100)
@@ -224,11 +227,22 @@ class SqliteOnLoop:
             asyncio.to_thread(self._run_checkpoint)
         )
 
-    def _run_checkpoint(self) -> None:
+    def _run_checkpoint(self, mode: str = "PASSIVE") -> None:
         with self.read_engine.connect() as connection:
             raw = connection.connection.driver_connection
             assert raw is not None
-            raw.execute("PRAGMA wal_checkpoint(PASSIVE)").close()
+            raw.execute(f"PRAGMA wal_checkpoint({mode})").close()
+
+    async def checkpoint_now(self) -> None:
+        """At start-up: fold the whole WAL into the database and empty it (TRUNCATE), so that
+        a WAL left by a process killed before its checkpoint never grows on."""
+        if self.memory:
+            return
+        self._drop_writer()
+        try:
+            await asyncio.to_thread(self._run_checkpoint, "TRUNCATE")
+        except Exception as exc:  # a reader of another process: the next checkpoint will do
+            log.warning("start-up checkpoint failed: %s", exc)
 
     async def close(self) -> None:
         if self._checkpoint is not None:
