@@ -210,6 +210,16 @@ class State(ABC):
         this together with `describe`; the base version is "plays NOTATION"."""
         return Say("log.plays", {"notation": action.notation()})
 
+    def played_by_engine(
+        self, seat: int, action: Action, previous: tuple[int, Action] | None
+    ) -> bool:
+        """Whether `action`, read from a stored game right after `previous` (the seat and
+        action before it, if any), is a forced step this engine now plays by itself, so
+        that replaying the game must skip it. A game made by an older engine that waited for
+        such a step stores it; this keeps those games replayable (`record.apply_stored`).
+        Never true for a step this state would accept. The default is False."""
+        return False
+
     def may_take_back(self, seat: int, action: Action) -> bool:
         """Whether `seat` may take `action` back after playing it in this state (the state
         before it): an online table's undo of a step not yet confirmed.

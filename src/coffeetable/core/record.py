@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from coffeetable.core.errors import CoffeetableError, DataError
-from coffeetable.core.game import JSON, Game, State
+from coffeetable.core.game import JSON, Action, Game, State
 from coffeetable.core.registry import find_game
 
 RECORD_FORMAT = "coffeetable.record/1"
@@ -48,11 +48,14 @@ class GameRecord:
         game = game or find_game(self.game)
         state = game.new_initial_state(len(self.seats), self.seed, self.options)
         count = len(self.actions) if upto is None else upto
+        previous: tuple[int, Action] | None = None
         for index, (seat, text) in enumerate(self.actions[:count]):
             try:
-                state.apply(seat, game.parse_action(text))
+                action = game.parse_action(text)
+                apply_stored(state, seat, action, previous)
             except CoffeetableError as exc:
                 raise RecordActionError(index, seat, text, str(exc)) from None
+            previous = (seat, action)
         return state
 
     # --- JSON ---------------------------------------------------------------------------
@@ -147,3 +150,16 @@ def load_state_or_record(data: Any, game: Game | None = None) -> tuple[State, Ga
     raise DataError(
         f"unknown file format {fmt!r}; expected {RECORD_FORMAT!r} or {POSITION_FORMAT!r}"
     )
+
+
+def apply_stored(
+    state: State, seat: int, action: Action, previous: tuple[int, Action] | None
+) -> bool:
+    """Apply an action read from a stored game (a record, a server's table), checked;
+    `previous` is the stored (seat, action) before it. A forced step that this engine plays
+    by itself but an older one stored (`State.played_by_engine`) is skipped: returns False
+    then, True when the action was applied."""
+    if state.played_by_engine(seat, action, previous):
+        return False
+    state.apply(seat, action)
+    return True

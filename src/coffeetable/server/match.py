@@ -135,8 +135,12 @@ class MatchService:
             await self._prepare(live)
             state = live.state
             assert state is not None
+            previous: tuple[int, Any] | None = None
             for index, stored in enumerate(actions):
                 action = live.game.parse_action(stored.notation)
+                if state.played_by_engine(stored.seat, action, previous):
+                    continue  # stored by an older engine: this one played it itself
+                previous = (stored.seat, action)
                 line = self._log_line(live, state, stored.version, stored.seat, action)
                 if index == len(actions) - 1 and bot_of(meta.seats[stored.seat]) is None:
                     live.last_undoable = state.may_take_back(stored.seat, action)
@@ -492,8 +496,12 @@ class MatchService:
                 )
             rebuilt = live.game.new_initial_state(len(meta.seats), meta.seed, meta.options)
             undoable = False
+            previous: tuple[int, Any] | None = None
             for index, action in enumerate(stored[:-1]):
                 played = live.game.parse_action(action.notation)
+                if rebuilt.played_by_engine(action.seat, played, previous):
+                    continue  # stored by an older engine: this one played it itself
+                previous = (action.seat, played)
                 if index == len(stored) - 2 and bot_of(meta.seats[action.seat]) is None:
                     undoable = rebuilt.may_take_back(action.seat, played)
                 rebuilt.apply(action.seat, played)

@@ -7,7 +7,7 @@ import secrets
 from typing import Any
 
 from coffeetable.core.errors import CoffeetableError
-from coffeetable.core.record import GameRecord
+from coffeetable.core.record import GameRecord, apply_stored
 from coffeetable.core.registry import find_game, game_names
 from coffeetable.server import auth
 from coffeetable.server.livetable import TableError, result_json
@@ -88,8 +88,11 @@ class ReplayService:
             raise TableError(404, "no_move", f"this game has moves 0..{len(actions)}")
         game = find_game(meta.game)
         state = game.new_initial_state(len(meta.seats), meta.seed, meta.options)
+        previous: tuple[int, Any] | None = None
         for stored in actions[:version]:
-            state.apply(stored.seat, game.parse_action(stored.notation))
+            action = game.parse_action(stored.notation)
+            apply_stored(state, stored.seat, action, previous)
+            previous = (stored.seat, action)
         return {
             "version": version,
             "move": (

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from coffeetable.core.errors import (
+    CoffeetableError,
     GameOverError,
     IllegalActionError,
     NotationError,
@@ -1065,3 +1066,41 @@ def test_tokens_are_conserved_through_a_scripted_turn() -> None:
     play(state, "serve 2 2 Espresso Doppio", "end")
     assert total_tokens(state) == BOX
     assert state.supply[1] == BOX[1] - 1 and state.current == 1
+
+
+def test_a_game_stored_with_the_stop_of_a_dead_end_still_replays() -> None:
+    """Before Ruling A1 covered dead ends the engine waited for their `stop`, so records and
+    the server's tables of that time store it: replaying them skips it (the engine played
+    it with the step). Seed 17 with 3 random players reaches a dead end at action 14."""
+    import random
+
+    from coffeetable.core.record import GameRecord
+    from coffeetable.core.registry import find_game
+
+    game = find_game("coffee-rush")
+    state = game.new_initial_state(3, 17, game.normalize_options({}))
+    rng = random.Random(17)
+    actions: list[tuple[int, str]] = []
+    while len(actions) < 14:
+        seat = min(state.current_seats())
+        action = rng.choice(state.legal_actions(seat))
+        state.apply(seat, action)
+        actions.append((seat, action.notation()))
+    seat = actions[-1][0]
+    assert state.current == seat and state.stage is Stage.POUR and state.steps < 3  # dead end
+    rest = []
+    while not state.is_over() and len(rest) < 40:
+        mover = min(state.current_seats())
+        action = rng.choice(state.legal_actions(mover))
+        state.apply(mover, action)
+        rest.append((mover, action.notation()))
+    options = game.normalize_options({})
+    now = GameRecord("coffee-rush", ["a", "b", "c"], 17, options, actions + rest).replay()
+    old = GameRecord("coffee-rush", ["a", "b", "c"], 17, options, [*actions, (seat, "stop"), *rest])
+    assert old.replay().to_json() == now.to_json()
+    # a stop that the position accepts is never skipped, and a stray one is still refused
+    stray = GameRecord(
+        "coffee-rush", ["a", "b", "c"], 17, options, [*actions, *rest[:1], (seat, "stop")]
+    )
+    with pytest.raises(CoffeetableError):
+        stray.replay()

@@ -389,6 +389,19 @@ class RushState(State):
 
         return say(self, seat, action)
 
+    def played_by_engine(
+        self, seat: int, action: Action, previous: tuple[int, Action] | None
+    ) -> bool:
+        """A `stop` stored right after the same seat's step into a dead end: engines before
+        Ruling A1 covered dead ends waited for it; this one played it with the step."""
+        return (
+            isinstance(action, Stop)
+            and previous is not None
+            and previous[0] == seat
+            and isinstance(previous[1], Step)
+            and not (self.phase is Phase.TURN and self.current == seat and self.stage is Stage.MOVE)
+        )
+
     def may_take_back(self, seat: int, action: Action) -> bool:
         """Ruling UNDO1: a step within the seat's turn (or its set-up pour, with 2 players)
         that leaves the same seat to act may be taken back: an upgrade, a step of movement,
