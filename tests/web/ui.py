@@ -22,7 +22,12 @@ class Client:
         self, browser: Any, server: ServerProcess, viewport: tuple[int, int] = (1280, 900)
     ) -> None:
         self.server = server
-        self.context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        # bypass_csp: Playwright's wait_for_function evaluates its predicate with eval, which
+        # the server's Content-Security-Policy forbids; the pages themselves are checked
+        # under that policy by tests/web/test_csp.py
+        self.context = browser.new_context(
+            viewport={"width": viewport[0], "height": viewport[1]}, bypass_csp=True
+        )
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.misses: list[list[str]] = []
