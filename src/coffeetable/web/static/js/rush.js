@@ -53,7 +53,7 @@ function recipe(list) {
   return h("span", { class: "recipe" }, list.map((ing) => h("span", { class: "recipe-ing", title: ingredientName(ing) }, ingredientSvg(ing, 16))));
 }
 
-export function createRenderer({ act, interactive = true }) {
+export function createRenderer({ act, interactive = true, barExtras = null }) {
   const el = h("div", { class: "rush", id: "rush" });
   const ui = { meeple: null, token: null };
   let model = null;
@@ -274,7 +274,8 @@ export function createRenderer({ act, interactive = true }) {
         const leftover = (view.turn?.hand || []).length;
         if (leftover && !confirm(tn("rush.end_confirm", leftover))) return null;
         return send("end");
-      }, { class: legal.pours.length || legal.serves.length ? "" : "primary", id: "rush-end" }) : null);
+      }, { class: legal.pours.length || legal.serves.length ? "" : "primary", id: "rush-end" }) : null,
+      barExtras);
   }
 
   function statusBar() {

@@ -65,13 +65,30 @@ export function tableView(tableId, { invite = null } = {}) {
   const boardBox = h("div", { class: "board-box", id: "board" });
   const side = h("aside", { class: "table-side" });
   const playersBox = h("div", { class: "card players", id: "players" });
-  const hintBox = h("div", { class: "card hint-box", id: "hint-box" });
-  const undoBox = h("div", { class: "card undo-box", id: "undo-box", hidden: true });
+  // Undo and Hint travel with the renderer's action bar (on a phone it stays on screen)
+  const hintBox = h("span", { class: "hint-box", id: "hint-box" });
+  const undoBox = h("span", { class: "undo-box", id: "undo-box", hidden: true });
+  const quickBox = h("span", { class: "quick-actions", id: "quick-actions" }, undoBox, hintBox);
   const logBox = h("div", { class: "card log", id: "game-log" });
   const endBox = h("div", { class: "end-overlay", id: "end-screen", hidden: true });
   const preBox = h("div", { class: "card pregame", id: "pregame" });
 
   el.append(head, body, endBox);
+
+  // ---- the players and the log fold away on a phone (a tap on their title opens them) -----------
+  const narrow = typeof matchMedia === "function" && matchMedia("(max-width: 600px)").matches;
+  const folded = { players: narrow, log: narrow };
+
+  function foldTitle(which, key) {
+    const card = which === "players" ? playersBox : logBox;
+    card.classList.toggle("folded", folded[which]);
+    return h("h2", { class: "fold-title" },
+      button([t(key), h("span", { class: "fold-mark", "aria-hidden": "true" }, folded[which] ? "▸" : "▾")], () => {
+        folded[which] = !folded[which];
+        if (which === "players") renderPlayers();
+        else renderLog();
+      }, { class: "fold", id: `fold-${which}`, "aria-expanded": String(!folded[which]), "aria-controls": which === "players" ? "player-list" : "log-lines" }));
+  }
 
   // ---- header line -------------------------------------------------------------------------------
   function renderHead() {
@@ -205,8 +222,8 @@ export function tableView(tableId, { invite = null } = {}) {
     }
     const current = new Set(view.current_seats || []);
     mount(playersBox,
-      h("h2", {}, t("table.players")),
-      h("ul", { class: "player-list" }, table.seats.map((seat, i) => {
+      foldTitle("players", "table.players"),
+      h("ul", { class: "player-list", id: "player-list" }, table.seats.map((seat, i) => {
         const score = view.scores?.[i]?.total;
         const extra = renderer && renderer.seatInfo ? renderer.seatInfo(i) : null;
         const lowClock = model.clock && model.clock.settings?.kind === "realtime" && (model.clock.remaining?.[i] ?? 999) < 30;
@@ -302,14 +319,14 @@ export function tableView(tableId, { invite = null } = {}) {
 
   // ---- the log -----------------------------------------------------------------------------------
   function logLine(entry) {
-    return h("li", { "data-version": entry.version, "data-action": entry.action },
+    return h("li", { "data-version": entry.version, "data-action": entry.action, "data-seat": entry.seat },
       h("span", { class: "dot", style: { background: `var(--seat-${entry.seat})` } }),
       h("span", {}, logText(entry, seatName(model.table && model.table.seats[entry.seat], entry.seat))));
   }
 
   function renderLog() {
     const list = h("ol", { class: "log-lines", id: "log-lines" }, model.log.map(logLine));
-    mount(logBox, h("h2", {}, t("table.log")), list);
+    mount(logBox, foldTitle("log", "table.log"), list);
     list.scrollTop = list.scrollHeight;
   }
 
@@ -380,7 +397,7 @@ export function tableView(tableId, { invite = null } = {}) {
     if (renderer && rendererGame === game) return;
     const module = await RENDERERS[game]();
     if (renderer) renderer.destroy();
-    renderer = module.createRenderer({ act, interactive: true });
+    renderer = module.createRenderer({ act, interactive: true, barExtras: quickBox });
     rendererGame = game;
   }
 
@@ -394,7 +411,7 @@ export function tableView(tableId, { invite = null } = {}) {
     }
     if (!body.contains(boardBox)) {
       mount(body, boardBox, side);
-      mount(side, playersBox, undoBox, hintBox, logBox);
+      mount(side, playersBox, logBox);
       renderLog();
     }
     if (renderer) {
