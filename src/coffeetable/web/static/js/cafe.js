@@ -996,6 +996,19 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
         openMenu(reopen, rect ? { clientX: rect.right, clientY: rect.top } : null);
       }
     },
+    /** Point at the cells that log lines name (their actions, played by `seat`); null: none. */
+    pointAt(seat, actions = []) {
+      for (const n of el.querySelectorAll(".log-marked")) n.classList.remove("log-marked");
+      const area = seat === null ? null : el.querySelector(`[data-area="${seat}"]`);
+      if (!area) return;
+      for (const a of actions) {
+        const p = parseAction(a);
+        const cells = p.kind === "place"
+          ? footprint(p.r, p.c, p.rot).map((f) => key(...f.at))
+          : [p.cell, p.from, p.to, p.ship].filter((x) => x && x !== "wh");
+        for (const k of cells) area.querySelector(`[data-cell="${k}"]`)?.classList.add("log-marked");
+      }
+    },
     seatInfo(i) {
       if (!model) return null;
       const v = model.view.seats[i];

@@ -333,6 +333,17 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
       await loadRushData();
       render();
     },
+    /** Point at the squares and cups that log lines name (their actions, by `seat`). */
+    pointAt(seat, actions = []) {
+      for (const n of el.querySelectorAll(".log-marked")) n.classList.remove("log-marked");
+      if (seat === null) return;
+      for (const a of actions) {
+        let m;
+        for (const sq of a.match(/\b[a-d][1-4]\b/g) || []) el.querySelector(`[data-square="${sq}"]`)?.classList.add("log-marked");
+        if ((m = /^(?:pour \S+|empty|serve) (\d)/.exec(a))) el.querySelector(`[data-player="${seat}"] [data-cup="${m[1]}"]`)?.classList.add("log-marked");
+        if ((m = /^serve \d (\d)/.exec(a))) el.querySelector(`[data-player="${seat}"] [data-counter-col="${m[1]}"]`)?.classList.add("log-marked");
+      }
+    },
     seatInfo(i) {
       if (!model || !model.view) return null;
       const p = model.view.players[i];
