@@ -234,7 +234,7 @@ export function tableView(tableId, { invite = null } = {}) {
           seatBadge(seat, i, { me: i === model.seat }),
           extra ? h("span", { class: "seat-extra muted" }, extra) : null,
           h("span", { class: "score", title: t("score.total") }, score === undefined ? "" : String(score)),
-          model.clock ? h("span", { class: ["clock", lowClock && "low", (model.clock.running || []).includes(i) && "running"], "data-clock": i }, clockText(i) || "") : null);
+          model.clock ? h("span", { class: ["clock", lowClock && "low", (model.clock.running || []).includes(i) && "running"], "data-clock": i, title: t("clock.help") }, clockText(i) || "") : null);
       })),
       turnLine());
   }
