@@ -63,9 +63,7 @@ def test_grouping_and_merged_deliveries(browser: Any, server: ServerProcess) -> 
         c.close()
 
 
-def test_cafe_log_in_player_words(
-    browser: Any, server: ServerProcess, artifacts: Path
-) -> None:
+def test_cafe_log_in_player_words(browser: Any, server: ServerProcess, artifacts: Path) -> None:
     c = Client(browser, server, viewport=(1400, 900))
     page = c.page
     try:
@@ -76,9 +74,10 @@ def test_cafe_log_in_player_words(
         rng = random.Random(4)
         budget = {"actions": 0}
         deadline = time.monotonic() + 120
-        while "2" not in page.inner_text("#round") or not page.locator(
-            ".log-group:nth-child(2)"
-        ).count():
+        while (
+            "2" not in page.inner_text("#round")
+            or not page.locator(".log-group:nth-child(2)").count()
+        ):
             assert time.monotonic() < deadline, "round 2 did not come"
             if cafe_step(c, rng, budget) is None:
                 page.wait_for_timeout(60)

@@ -38,7 +38,7 @@ def bar_on_screen(page: Any) -> None:
         "() => { const r = document.querySelector('.action-bar').getBoundingClientRect();"
         " return {top: r.top, bottom: r.bottom}; }"
     )
-    assert -1 <= box["top"] and box["bottom"] <= PHONE[1] / 2, box
+    assert box["top"] >= -1 and box["bottom"] <= PHONE[1] / 2, box
 
 
 def test_a_full_coffee_rush_turn_by_taps(
@@ -62,9 +62,10 @@ def test_a_full_coffee_rush_turn_by_taps(
             assert time.monotonic() < deadline, "no full turn by taps"
             if seat is None and page.locator(".rush-player.mine").count():
                 seat = page.get_attribute(".rush-player.mine", "data-player")
-            if seat is not None and page.locator(
-                f"#log-lines li[data-seat='{seat}'][data-action='end']"
-            ).count():
+            if (
+                seat is not None
+                and page.locator(f"#log-lines li[data-seat='{seat}'][data-action='end']").count()
+            ):
                 break  # our turn ended (by our tap on End, or by the engine, Ruling A1)
             if phone.my_turn():
                 no_mouse_words(page)

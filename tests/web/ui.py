@@ -284,7 +284,9 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
         # pick mode (a menu item "... from ?"): several cells could give the cubes; click the
         # one to take them from
         client.picks += 1
-        if not click_center(page, sources.nth(rng.randrange(n)), vanish_ok=True, touch=client.touch):
+        if not click_center(
+            page, sources.nth(rng.randrange(n)), vanish_ok=True, touch=client.touch
+        ):
             return None
         client.wait_change(before)
         return "action"
