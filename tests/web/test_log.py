@@ -92,22 +92,22 @@ def test_cafe_log_in_player_words(browser: Any, server: ServerProcess, artifacts
         # a placement's line points at the six cells of the card in its player's area
         placed = page.locator("#log-lines li.log-line[data-action^='place']").first
         placed.hover()
-        page.wait_for_timeout(100)
-        marked = page.locator(".area-svg .cell.log-marked").count()
-        assert marked == 6, marked  # the card's six cells
+        # the card's six cells (a bot's move redrawing the board meanwhile keeps them marked)
+        page.wait_for_function(
+            "document.querySelectorAll('.area-svg .cell.log-marked').length === 6", timeout=5000
+        )
+        marked = "document.querySelectorAll('.area-svg .cell.log-marked').length === "
         page.mouse.move(5, 5)
-        page.wait_for_timeout(100)
-        assert page.locator(".area-svg .cell.log-marked").count() == 0
+        page.wait_for_function(marked + "0", timeout=5000)
         # a tap (click) pins it; a second one lets go
         placed.click()
-        page.wait_for_timeout(100)
-        assert page.locator(".area-svg .cell.log-marked").count() == marked
+        page.mouse.move(5, 5)
+        page.wait_for_function(marked + "6", timeout=5000)
         placed.scroll_into_view_if_needed()
         c.screenshot(artifacts, "cafe-log", full_page=False)
         page.locator("#log-lines li.log-line[data-action^='place']").first.click()
         page.mouse.move(5, 5)
-        page.wait_for_timeout(100)
-        assert page.locator(".area-svg .cell.log-marked").count() == 0
+        page.wait_for_function(marked + "0", timeout=5000)
         assert not c.errors, c.errors
     finally:
         c.close()

@@ -125,7 +125,8 @@ def test_a_cafe_round_by_taps(browser: Any, server: ServerProcess, artifacts: Pa
                     assert rect(page, "#action-bar")["height"] == bar["height"]
                     assert rect(page, area)["y"] == board["y"]
                 phone.screenshot(artifacts, "phone-cafe-place", full_page=False)
-            if cafe_step(phone, rng, budget) is None:
+            # the placement is looked at first (above), then played
+            if cafe_step(phone, rng, budget, stop_at_placement=not rotated) in (None, "placing"):
                 page.wait_for_timeout(60)
         assert rotated
         phone.screenshot(artifacts, "phone-cafe-round", full_page=False)

@@ -222,11 +222,14 @@ def rush_step(client: Client, rng: random.Random) -> str | None:
 
 
 # ---- Café ----------------------------------------------------------------------------------------
-def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str | None:
+def cafe_step(
+    client: Client, rng: random.Random, budget: dict[str, int], stop_at_placement: bool = False
+) -> str | None:
     """Play one Café move through the page: a draft pick, a bid, a placement (a green spot,
     then Confirm), an action from a cell's menu (or, for a "... from ?" item, "pick": the
     next step clicks the source cell), or End. `budget["actions"]` bounds the actions per
-    round so that a random player does not clear and refill forever."""
+    round so that a random player does not clear and refill forever. With
+    `stop_at_placement`, a card waiting to be placed is left alone ("placing")."""
     page = client.page
     if not client.my_turn():
         return None
@@ -245,6 +248,8 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
             budget["actions"] = 0
             return panel[1:]
     if page.locator("#rotate").count():
+        if stop_at_placement:
+            return "placing"  # the caller looks at the placement first
         # green dots mark the good spots for the card as it is turned now; another seat's
         # move may redraw the area between finding a spot and clicking it
         for _attempt in range(10):

@@ -324,6 +324,7 @@ export function tableView(tableId, { invite = null } = {}) {
   // warehouse in a row make one line; Café cards are drawn, not named by id; hovering,
   // focusing or tapping a line points at the cells or squares it names (renderer.pointAt).
   let pinned = null; // the line a tap fixed
+  let hovered = null; // the line under the pointer or the keyboard focus
 
   function groupTitle(group, index, count) {
     if (group.kind === "setup") return t("logview.setup");
@@ -353,6 +354,7 @@ export function tableView(tableId, { invite = null } = {}) {
   }
 
   function point(line) {
+    hovered = line;
     if (!renderer || !renderer.pointAt) return;
     const target = line || pinned;
     renderer.pointAt(target ? target.seat : null, target ? target.entries.map((e) => e.action) : []);
@@ -386,6 +388,7 @@ export function tableView(tableId, { invite = null } = {}) {
       h("ol", { class: "log-group-lines" }, group.lines.map(logLine)))));
     mount(logBox, foldTitle("log", "table.log"), list);
     list.scrollTop = list.scrollHeight;
+    if (hovered && !list.querySelector(".log-line:hover, .log-line:focus")) point(null); // the pointer left meanwhile
   }
 
   function appendLog(entry) {
@@ -474,7 +477,7 @@ export function tableView(tableId, { invite = null } = {}) {
     }
     if (renderer) {
       if (!boardBox.contains(renderer.el)) mount(boardBox, renderer.el);
-      Promise.resolve(renderer.update({ ...model, over: view.over })).then(() => { if (pinned) point(null); });
+      Promise.resolve(renderer.update({ ...model, over: view.over })).then(() => { if (pinned || hovered) point(hovered); }); // a redraw keeps what the log points at
     }
     if (view.over && !side.querySelector("#show-results")) {
       // the game is over: the results can be opened again from the side
