@@ -19,7 +19,7 @@ pytestmark = pytest.mark.server
 
 
 def log_lines(client: Client) -> list[str]:
-    return [t.strip() for t in client.page.locator("#log-lines li").all_inner_texts()]
+    return [t.strip() for t in client.page.locator("#log-lines li.log-line").all_inner_texts()]
 
 
 def test_two_players_play_to_the_end_and_a_spectator_sees_every_move(
@@ -151,7 +151,8 @@ def test_undo_a_step_and_a_refused_undo(
         page.wait_for_selector("#undo-button")
         board_after = page.inner_html("#rush")
         assert board_after != board_before
-        assert page.get_attribute("#log-lines li:last-child", "data-action") == f"{start}-{to}"
+        last = page.locator("#log-lines li.log-line").last
+        assert last.get_attribute("data-action") == f"{start}-{to}"
         alice.screenshot(artifacts, "rush-undo-offered")
         # undo: the board and the log are as before, and the button goes
         page.click("#undo-button")

@@ -203,3 +203,17 @@ def test_every_cafe_city_is_translated() -> None:
             if lang in ("ru", "uk"):
                 assert re.search("[А-яІіЇїЄє]", name), (lang, city, name)
     assert strings("pt")["city.Lisbon"] == "Lisboa"
+
+
+def test_touch_words_replace_mouse_words() -> None:
+    """A `touch.KEY` string (shown on a touch screen instead of KEY, js/i18n.js) has its KEY,
+    the same placeholders, and in English says "tap", never "click", "press R" or "pointer"."""
+    en = strings("en")
+    touch = {k: v for k, v in en.items() if k.startswith("touch.")}
+    assert len(touch) > 10
+    for key, text in touch.items():
+        base = key.removeprefix("touch.")
+        assert base in en, key
+        assert placeholders(text) == placeholders(en[base]), key
+        lowered = text.lower()
+        assert not any(w in lowered for w in ("click", "press r", "pointer", "(r)", "key r")), key

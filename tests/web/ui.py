@@ -19,14 +19,23 @@ class Client:
     """One browser context (one person: own cookies, own language) and its page."""
 
     def __init__(
-        self, browser: Any, server: ServerProcess, viewport: tuple[int, int] = (1280, 900)
+        self,
+        browser: Any,
+        server: ServerProcess,
+        viewport: tuple[int, int] = (1280, 900),
+        touch: bool = False,
     ) -> None:
         self.server = server
+        #: a phone: a touch screen (`pointer: coarse`), and every press in the helpers is a tap
+        self.touch = touch
         # bypass_csp: Playwright's wait_for_function evaluates its predicate with eval, which
         # the server's Content-Security-Policy forbids; the pages themselves are checked
         # under that policy by tests/web/test_csp.py
         self.context = browser.new_context(
-            viewport={"width": viewport[0], "height": viewport[1]}, bypass_csp=True
+            viewport={"width": viewport[0], "height": viewport[1]},
+            has_touch=touch,
+            is_mobile=touch,
+            bypass_csp=True,
         )
         self.page = self.context.new_page()
         self.errors: list[str] = []
@@ -66,16 +75,16 @@ class Client:
     def sign_up(self, name: str | None = None, password: str = "coffee beans 123") -> str:
         name = name or f"web{secrets.token_hex(3)}"
         self.goto("#/login")
-        self.page.click("#tab-signup")
+        self.press("#tab-signup")
         self.page.fill("#auth-name", name)
         self.page.fill("#auth-password", password)
-        self.page.click("#auth-submit")
+        self.press("#auth-submit")
         self.page.wait_for_selector("#me-name")
         return name
 
     def guest(self) -> str:
         self.goto("#/login")
-        self.page.click("#guest-button")
+        self.press("#guest-button")
         self.page.wait_for_selector("#me-name")
         return self.page.inner_text("#me-name")
 
@@ -93,12 +102,12 @@ class Client:
         `bots` (a bot level, or None for a seat left open). Returns the table id."""
         page = self.page
         self.goto("#/")
-        page.click(f"#create-box [data-game={game}]")
+        self.press(f"#create-box [data-game={game}]")
         rows = page.locator(".seat-row")
         while rows.count() > 1 + len(bots):
-            rows.nth(rows.count() - 1).locator("button").click()
+            self.press(rows.nth(rows.count() - 1).locator("button"))
         while rows.count() < 1 + len(bots):
-            page.click("#add-seat")
+            self.press("#add-seat")
         for i, bot in enumerate(bots, start=1):
             row = page.locator(f"[data-seat-row='{i}']")
             if bot is None:
@@ -122,12 +131,20 @@ class Client:
             page.fill("#clock-increment", str(clock[1]))
             page.locator("#clock-increment").dispatch_event("change")
             page.locator("#clock-initial").dispatch_event("change")
-        page.click("#create-table")
+        self.press("#create-table")
         page.wait_for_selector("#pregame")
         return str(page.get_attribute("#table-page", "data-table"))
 
     def start(self) -> None:
-        self.page.click("#start-game")
+        self.press("#start-game")
+
+    def press(self, target: Any) -> None:
+        """Click a selector or locator, or tap it on a touch screen."""
+        locator = self.page.locator(target) if isinstance(target, str) else target
+        if self.touch:
+            locator.tap()
+        else:
+            locator.click()
 
     @property
     def version(self) -> int:
@@ -150,7 +167,7 @@ class Client:
         self.page.screenshot(path=str(folder / f"{name}.png"), full_page=full_page)
 
 
-def click_center(page: Any, locator: Any, vanish_ok: bool = False) -> bool:
+def click_center(page: Any, locator: Any, vanish_ok: bool = False, touch: bool = False) -> bool:
     """Click the middle of an element with the mouse (SVG shapes that ignore the pointer,
     such as the placement spots). Other seats' moves redraw the page meanwhile, so the
     element is looked up again until it holds still. With `vanish_ok`, an element that a
@@ -165,7 +182,11 @@ def click_center(page: Any, locator: Any, vanish_ok: bool = False) -> bool:
         except Exception:
             box = None
         if box is not None:
-            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+            if touch:
+                page.touchscreen.tap(x, y)
+            else:
+                page.mouse.click(x, y)
             return True
         page.wait_for_timeout(50)
     raise AssertionError(f"could not click {locator}")
@@ -189,27 +210,30 @@ def rush_step(client: Client, rng: random.Random) -> str | None:
         found = page.locator(selector)
         n = found.count()
         if n:
-            found.nth(rng.randrange(n)).click()
+            client.press(found.nth(rng.randrange(n)))
             if what in ("square", "serve", "pour"):
                 client.wait_change(before)
             return what
     if page.locator("#rush-stop").count():
-        page.click("#rush-stop")
+        client.press("#rush-stop")
         client.wait_change(before)
         return "stop"
     if page.locator("#rush-end").count():
-        page.click("#rush-end")
+        client.press("#rush-end")
         client.wait_change(before)
         return "end"
     return None
 
 
 # ---- Café ----------------------------------------------------------------------------------------
-def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str | None:
+def cafe_step(
+    client: Client, rng: random.Random, budget: dict[str, int], stop_at_placement: bool = False
+) -> str | None:
     """Play one Café move through the page: a draft pick, a bid, a placement (a green spot,
     then Confirm), an action from a cell's menu (or, for a "... from ?" item, "pick": the
     next step clicks the source cell), or End. `budget["actions"]` bounds the actions per
-    round so that a random player does not clear and refill forever."""
+    round so that a random player does not clear and refill forever. With
+    `stop_at_placement`, a card waiting to be placed is left alone ("placing")."""
     page = client.page
     if not client.my_turn():
         return None
@@ -220,12 +244,16 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
         if n:
             # `wait_change` may have seen a bot's pick before our own came back: when it does,
             # the panel redraws with fewer cards (or none) between counting and clicking
-            if not click_center(page, buttons.nth(rng.randrange(n)), vanish_ok=True):
+            if not click_center(
+                page, buttons.nth(rng.randrange(n)), vanish_ok=True, touch=client.touch
+            ):
                 return None
             client.wait_change(before)
             budget["actions"] = 0
             return panel[1:]
     if page.locator("#rotate").count():
+        if stop_at_placement:
+            return "placing"  # the caller looks at the placement first
         # green dots mark the good spots for the card as it is turned now; another seat's
         # move may redraw the area between finding a spot and clicking it
         for _attempt in range(10):
@@ -234,11 +262,16 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
             n = spots.count()
             if not n:
                 try:
-                    page.click("#rotate", timeout=2000)
+                    if client.touch:
+                        page.locator("#rotate").tap(timeout=2000)
+                    else:
+                        page.click("#rotate", timeout=2000)
                 except Exception:
                     return None  # a redraw took the placement panel away: look again
                 continue
-            if not click_center(page, spots.nth(rng.randrange(n)), vanish_ok=True):
+            if not click_center(
+                page, spots.nth(rng.randrange(n)), vanish_ok=True, touch=client.touch
+            ):
                 continue  # a redraw took that spot away: count again
             try:
                 page.wait_for_selector("#confirm-place", timeout=2000)
@@ -246,7 +279,10 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
             except Exception:
                 client.misses.append(page.locator(".toast").all_inner_texts())
         try:
-            page.click("#confirm-place", timeout=5000)
+            if client.touch:
+                page.locator("#confirm-place").tap(timeout=5000)
+            else:
+                page.click("#confirm-place", timeout=5000)
         except Exception:
             return None  # a redraw took the placement panel away: look again
         client.wait_change(before)
@@ -257,14 +293,16 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
         # pick mode (a menu item "... from ?"): several cells could give the cubes; click the
         # one to take them from
         client.picks += 1
-        if not click_center(page, sources.nth(rng.randrange(n)), vanish_ok=True):
+        if not click_center(
+            page, sources.nth(rng.randrange(n)), vanish_ok=True, touch=client.touch
+        ):
             return None
         client.wait_change(before)
         return "action"
     cells = page.locator("[data-area] .cell.clickable")
     n = cells.count()
     if n and budget["actions"] < 10:
-        if not click_center(page, cells.nth(rng.randrange(n)), vanish_ok=True):
+        if not click_center(page, cells.nth(rng.randrange(n)), vanish_ok=True, touch=client.touch):
             return None
         try:
             page.wait_for_selector("#action-menu", timeout=3000)
@@ -278,14 +316,14 @@ def cafe_step(client: Client, rng: random.Random, budget: dict[str, int]) -> str
         actions = [items.nth(i).get_attribute("data-action") or "" for i in range(items.count())]
         useful = [i for i, a in enumerate(actions) if not a.startswith("clear")]
         choice = rng.choice(useful or list(range(len(actions))))
-        items.nth(choice).click()
+        client.press(items.nth(choice))
         budget["actions"] += 1
         if actions[choice].endswith("from ?"):
             return "pick"  # nothing is sent yet: the next step clicks the source cell
         client.wait_change(before)
         return "action"
     if page.locator("#end-turn").count():
-        page.click("#end-turn")
+        client.press("#end-turn")
         client.wait_change(before)
         budget["actions"] = 0
         return "end"

@@ -271,7 +271,7 @@ function parseAction(a) {
   return { kind: "other" };
 }
 
-export function createRenderer({ act, interactive = true }) {
+export function createRenderer({ act, interactive = true, barExtras = null }) {
   const el = h("div", { class: "cafe", id: "cafe" });
   const ui = { rot: 0, hover: null, locked: null, menu: null, pick: null, highlight: new Set(), hinted: null, handFor: null };
   let model = null;
@@ -881,7 +881,8 @@ export function createRenderer({ act, interactive = true }) {
     if (ui.pick) {
       mount(barEl,
         h("p", { class: ["instruction", "mine"], id: "instruction" }, ui.pick.prompt),
-        button(t("cafe.cancel"), cancelPick, { id: "cancel-pick" }));
+        button(t("cafe.cancel"), cancelPick, { id: "cancel-pick" }),
+        barExtras);
       return;
     }
     mount(barEl,
@@ -898,7 +899,8 @@ export function createRenderer({ act, interactive = true }) {
       end ? button(tn("cafe.end_turn", me ? me.ap : 0), () => {
         if (me && me.ap > 0 && !confirm(tn("cafe.end_confirm", me.ap))) return null;
         return send("end");
-      }, { id: "end-turn", class: me && me.ap === 0 ? "primary" : "" }) : null);
+      }, { id: "end-turn", class: me && me.ap === 0 ? "primary" : "" }) : null,
+      barExtras);
     if (placing) drawPreview();
   }
 
@@ -992,6 +994,19 @@ export function createRenderer({ act, interactive = true }) {
         const g = el.querySelector(`[data-cell="${reopen}"]`);
         const rect = g ? g.getBoundingClientRect() : null;
         openMenu(reopen, rect ? { clientX: rect.right, clientY: rect.top } : null);
+      }
+    },
+    /** Point at the cells that log lines name (their actions, played by `seat`); null: none. */
+    pointAt(seat, actions = []) {
+      for (const n of el.querySelectorAll(".log-marked")) n.classList.remove("log-marked");
+      const area = seat === null ? null : el.querySelector(`[data-area="${seat}"]`);
+      if (!area) return;
+      for (const a of actions) {
+        const p = parseAction(a);
+        const cells = p.kind === "place"
+          ? footprint(p.r, p.c, p.rot).map((f) => key(...f.at))
+          : [p.cell, p.from, p.to, p.ship].filter((x) => x && x !== "wh");
+        for (const k of cells) area.querySelector(`[data-cell="${k}"]`)?.classList.add("log-marked");
       }
     },
     seatInfo(i) {

@@ -3,6 +3,9 @@
 // t("lobby.title")                       -> the string
 // t("table.seat", {n: 2})                -> "{n}" replaced (values are text, never markup)
 // tn("cafe.stake", 3)                    -> the plural form for 3 ("cafe.stake.one/few/many/other")
+//
+// On a touch screen (`(pointer: coarse)`) a key with a `touch.` twin ("touch.rush.do_place")
+// gives the twin: "tap", never "click" or "press R" (docs/web.md, "Phones").
 
 export const LANGUAGES = [
   { code: "en", name: "English" },
@@ -62,11 +65,26 @@ function fill(text, params) {
   );
 }
 
+const COARSE = typeof matchMedia === "function" ? matchMedia("(pointer: coarse)") : null;
+
+/** Whether the main pointer is a finger (a phone or a tablet): touch words, no key names. */
+export function isTouch() {
+  return !!(COARSE && COARSE.matches);
+}
+
+/** The key to read: its `touch.` twin on a touch screen, when the language has one. */
+function touchKey(key, table) {
+  if (!isTouch()) return key;
+  const twin = `touch.${key}`;
+  return twin in table || `${twin}.other` in table ? twin : key;
+}
+
 export function has(key) {
   return key in strings || key in fallback;
 }
 
 export function t(key, params) {
+  if (isTouch() && `touch.${key}` in fallback) key = `touch.${key}`;
   const text = strings[key] ?? fallback[key];
   if (text === undefined) {
     console.warn("missing string", key);
@@ -77,6 +95,7 @@ export function t(key, params) {
 
 /** A string with a plural form chosen by the language's rules for `n`. */
 export function tn(key, n, params = {}) {
+  key = touchKey(key, fallback);
   const rule = new Intl.PluralRules(current).select(n);
   const p = { n, ...params };
   for (const form of [rule, "other"]) {

@@ -53,7 +53,7 @@ function recipe(list) {
   return h("span", { class: "recipe" }, list.map((ing) => h("span", { class: "recipe-ing", title: ingredientName(ing) }, ingredientSvg(ing, 16))));
 }
 
-export function createRenderer({ act, interactive = true }) {
+export function createRenderer({ act, interactive = true, barExtras = null }) {
   const el = h("div", { class: "rush", id: "rush" });
   const ui = { meeple: null, token: null };
   let model = null;
@@ -173,7 +173,12 @@ export function createRenderer({ act, interactive = true }) {
   function orderCard(name, seat, counter, mine) {
     const drink = DATA.byName[name] || { recipe: [], special: false };
     const serves = mine ? legal.serves.filter((x) => x.counter === counter && x.drink === name) : [];
-    return h("div", { class: ["order", drink.special && "special", serves.length && "servable"], "data-drink": name, "data-counter": counter },
+    // on our turn, an order on counter 4 is a penalty card when the turn ends (unless served)
+    const doomed = mine && counter === 4 && model.view.phase === "turn";
+    return h("div", {
+      class: ["order", drink.special && "special", serves.length && "servable", doomed && "doomed"], "data-drink": name, "data-counter": counter,
+      title: doomed ? t("rush.doomed") : null,
+    },
       h("span", { class: "order-name" }, drink.special ? h("span", { class: "star", title: t("rush.special") }, "★ ") : null, name),
       recipe(drink.recipe),
       serves.map((x) => button(t("rush.serve_from", { n: x.cup }), () => send(x.action), { class: "tiny primary", "data-serve": x.action })));
@@ -266,15 +271,23 @@ export function createRenderer({ act, interactive = true }) {
       const extra = turn.steps >= 3 ? t("rush.rush_step") : "";
       info.push(h("span", { class: "muted", id: "steps-taken" }, t("rush.steps_taken", { n: turn.steps }), extra ? ` ${extra}` : ""));
     }
+    // what ending the turn now costs, before the click: orders on counter 4 become penalties
+    const me = model.seat !== null ? view.players[model.seat] : null;
+    const doomed = mine && legal.end && me ? me.counters[3].length : 0;
+    const warning = doomed ? h("p", { class: "end-warning", id: "end-warning", role: "status" },
+      tn("rush.end_penalty", doomed),
+      !view.closed && me.penalties.length + doomed >= 5 ? ` ${t("rush.end_closes")}` : "") : null;
     return h("div", { class: "action-bar" },
       h("p", { class: ["instruction", mine && "mine"], id: "instruction" }, instruction()),
       info,
+      warning,
       mine && legal.stop ? button(t("rush.stop"), () => send("stop"), { class: "primary", id: "rush-stop" }) : null,
       mine && legal.end ? button(t("rush.end_turn"), () => {
         const leftover = (view.turn?.hand || []).length;
         if (leftover && !confirm(tn("rush.end_confirm", leftover))) return null;
         return send("end");
-      }, { class: legal.pours.length || legal.serves.length ? "" : "primary", id: "rush-end" }) : null);
+      }, { class: doomed ? "warn" : legal.pours.length || legal.serves.length ? "" : "primary", id: "rush-end", "aria-describedby": doomed ? "end-warning" : null }) : null,
+      barExtras);
   }
 
   function statusBar() {
@@ -319,6 +332,17 @@ export function createRenderer({ act, interactive = true }) {
       legal = parseLegal(interactive ? next.legal : []);
       await loadRushData();
       render();
+    },
+    /** Point at the squares and cups that log lines name (their actions, by `seat`). */
+    pointAt(seat, actions = []) {
+      for (const n of el.querySelectorAll(".log-marked")) n.classList.remove("log-marked");
+      if (seat === null) return;
+      for (const a of actions) {
+        let m;
+        for (const sq of a.match(/\b[a-d][1-4]\b/g) || []) el.querySelector(`[data-square="${sq}"]`)?.classList.add("log-marked");
+        if ((m = /^(?:pour \S+|empty|serve) (\d)/.exec(a))) el.querySelector(`[data-player="${seat}"] [data-cup="${m[1]}"]`)?.classList.add("log-marked");
+        if ((m = /^serve \d (\d)/.exec(a))) el.querySelector(`[data-player="${seat}"] [data-counter-col="${m[1]}"]`)?.classList.add("log-marked");
+      }
     },
     seatInfo(i) {
       if (!model || !model.view) return null;

@@ -9,6 +9,7 @@ import {
 import { button, formatDuration, h, mount, requestId } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { helpLink } from "./learn-text.js";
+import { groupLog, mergedSay } from "./logview.js";
 import { logText, sayText } from "./say.js";
 import { TableSocket } from "./socket.js";
 import { createTutorial, tutorialOf } from "./tutorial.js";
@@ -53,6 +54,7 @@ export function tableView(tableId, { invite = null } = {}) {
   let socket = null;
   let renderer = null;
   let rendererGame = null;
+  let rendererModule = null;
   let connection = "connecting";
   let endDismissed = false;
   let hint = null; // {version, action, text}
@@ -65,13 +67,30 @@ export function tableView(tableId, { invite = null } = {}) {
   const boardBox = h("div", { class: "board-box", id: "board" });
   const side = h("aside", { class: "table-side" });
   const playersBox = h("div", { class: "card players", id: "players" });
-  const hintBox = h("div", { class: "card hint-box", id: "hint-box" });
-  const undoBox = h("div", { class: "card undo-box", id: "undo-box", hidden: true });
+  // Undo and Hint travel with the renderer's action bar (on a phone it stays on screen)
+  const hintBox = h("span", { class: "hint-box", id: "hint-box" });
+  const undoBox = h("span", { class: "undo-box", id: "undo-box", hidden: true });
+  const quickBox = h("span", { class: "quick-actions", id: "quick-actions" }, undoBox, hintBox);
   const logBox = h("div", { class: "card log", id: "game-log" });
   const endBox = h("div", { class: "end-overlay", id: "end-screen", hidden: true });
   const preBox = h("div", { class: "card pregame", id: "pregame" });
 
   el.append(head, body, endBox);
+
+  // ---- the players and the log fold away on a phone (a tap on their title opens them) -----------
+  const narrow = typeof matchMedia === "function" && matchMedia("(max-width: 600px)").matches;
+  const folded = { players: narrow, log: narrow };
+
+  function foldTitle(which, key) {
+    const card = which === "players" ? playersBox : logBox;
+    card.classList.toggle("folded", folded[which]);
+    return h("h2", { class: "fold-title" },
+      button([t(key), h("span", { class: "fold-mark", "aria-hidden": "true" }, folded[which] ? "▸" : "▾")], () => {
+        folded[which] = !folded[which];
+        if (which === "players") renderPlayers();
+        else renderLog();
+      }, { class: "fold", id: `fold-${which}`, "aria-expanded": String(!folded[which]), "aria-controls": which === "players" ? "player-list" : "log-lines" }));
+  }
 
   // ---- header line -------------------------------------------------------------------------------
   function renderHead() {
@@ -205,8 +224,8 @@ export function tableView(tableId, { invite = null } = {}) {
     }
     const current = new Set(view.current_seats || []);
     mount(playersBox,
-      h("h2", {}, t("table.players")),
-      h("ul", { class: "player-list" }, table.seats.map((seat, i) => {
+      foldTitle("players", "table.players"),
+      h("ul", { class: "player-list", id: "player-list" }, table.seats.map((seat, i) => {
         const score = view.scores?.[i]?.total;
         const extra = renderer && renderer.seatInfo ? renderer.seatInfo(i) : null;
         const lowClock = model.clock && model.clock.settings?.kind === "realtime" && (model.clock.remaining?.[i] ?? 999) < 30;
@@ -215,7 +234,7 @@ export function tableView(tableId, { invite = null } = {}) {
           seatBadge(seat, i, { me: i === model.seat }),
           extra ? h("span", { class: "seat-extra muted" }, extra) : null,
           h("span", { class: "score", title: t("score.total") }, score === undefined ? "" : String(score)),
-          model.clock ? h("span", { class: ["clock", lowClock && "low", (model.clock.running || []).includes(i) && "running"], "data-clock": i }, clockText(i) || "") : null);
+          model.clock ? h("span", { class: ["clock", lowClock && "low", (model.clock.running || []).includes(i) && "running"], "data-clock": i, title: t("clock.help") }, clockText(i) || "") : null);
       })),
       turnLine());
   }
@@ -301,28 +320,85 @@ export function tableView(tableId, { invite = null } = {}) {
   }
 
   // ---- the log -----------------------------------------------------------------------------------
-  function logLine(entry) {
-    return h("li", { "data-version": entry.version, "data-action": entry.action },
-      h("span", { class: "dot", style: { background: `var(--seat-${entry.seat})` } }),
-      h("span", {}, logText(entry, seatName(model.table && model.table.seats[entry.seat], entry.seat))));
+  // Lines are grouped by turn (Coffee Rush) or round (Café); a player's deliveries to the
+  // warehouse in a row make one line; Café cards are drawn, not named by id; hovering,
+  // focusing or tapping a line points at the cells or squares it names (renderer.pointAt).
+  let pinned = null; // the line a tap fixed
+  let hovered = null; // the line under the pointer or the keyboard focus
+
+  function groupTitle(group, index, count) {
+    if (group.kind === "setup") return t("logview.setup");
+    if (group.kind === "turn") return t("logview.turn", { name: seatName(model.table.seats[group.seat], group.seat) });
+    // the server sends the last 200 moves: count rounds from the first, or back from the current
+    const n = model.log.length < 200 ? index + 1 : (model.view?.round || count) - (count - 1 - index);
+    return t("logview.round", { n: Math.max(1, n) });
+  }
+
+  /** A line's words: merged deliveries as one sentence, Café cards as their pictures. */
+  function lineWords(line) {
+    const entry = line.entries[line.entries.length - 1];
+    const name = seatName(model.table && model.table.seats[entry.seat], entry.seat);
+    if (line.entries.length > 1) {
+      const words = sayText(mergedSay(line.entries));
+      if (words !== null) return [`${name} ${words}`];
+    }
+    const text = logText(entry, name);
+    const card = entry.say?.params?.card;
+    const cafe = rendererGame === "cafe" && rendererModule;
+    if (!cafe || typeof card !== "string" || !text.includes(card)) return [text];
+    // the card's picture instead of its id; a placed card also by its shops' names
+    const [before, ...after] = text.split(card);
+    const picture = h("span", { class: "log-card", title: rendererModule.cardTitle(card) }, rendererModule.cardSvg(card));
+    const named = entry.say.key.startsWith("log.cafe.place") ? ` ${rendererModule.cardTitle(card)}` : "";
+    return [before, picture, named, after.join(card)];
+  }
+
+  function point(line) {
+    hovered = line;
+    if (!renderer || !renderer.pointAt) return;
+    const target = line || pinned;
+    renderer.pointAt(target ? target.seat : null, target ? target.entries.map((e) => e.action) : []);
+  }
+
+  function logLine(line) {
+    const entry = line.entries[line.entries.length - 1];
+    const li = h("li", {
+      class: ["log-line", pinned && pinned.entries.includes(entry) && "pinned"], tabindex: 0,
+      "data-version": entry.version, "data-action": line.entries.map((e) => e.action).join(" | "), "data-seat": entry.seat,
+      "data-merged": line.entries.length > 1 ? line.entries.length : null,
+      onmouseenter: () => point(line), onmouseleave: () => point(null),
+      onfocus: () => point(line), onblur: () => point(null),
+      onclick: () => {
+        pinned = pinned && pinned.entries.includes(entry) ? null : line; // a tap points, a second tap stops
+        for (const other of logBox.querySelectorAll(".log-line.pinned")) other.classList.remove("pinned");
+        if (pinned) li.classList.add("pinned");
+        point(null);
+      },
+    },
+    h("span", { class: "dot", style: { background: `var(--seat-${entry.seat})` } }),
+    h("span", {}, lineWords(line)));
+    return li;
   }
 
   function renderLog() {
-    const list = h("ol", { class: "log-lines", id: "log-lines" }, model.log.map(logLine));
-    mount(logBox, h("h2", {}, t("table.log")), list);
+    const groups = model.table ? groupLog(model.log, model.table.game) : [];
+    if (pinned && !model.log.includes(pinned.entries[pinned.entries.length - 1])) pinned = null;
+    const list = h("ol", { class: "log-lines", id: "log-lines" }, groups.map((group, i) => h("li", { class: ["log-group", group.kind], "data-group": i },
+      h("div", { class: "log-group-title" }, groupTitle(group, i, groups.length)),
+      h("ol", { class: "log-group-lines" }, group.lines.map(logLine)))));
+    mount(logBox, foldTitle("log", "table.log"), list);
     list.scrollTop = list.scrollHeight;
+    if (hovered && !list.querySelector(".log-line:hover, .log-line:focus")) point(null); // the pointer left meanwhile
   }
 
   function appendLog(entry) {
     model.log.push(entry);
     const list = logBox.querySelector("#log-lines");
-    if (!list) {
-      renderLog();
-      return;
-    }
-    const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-    list.appendChild(logLine(entry));
-    if (atBottom) list.scrollTop = list.scrollHeight;
+    const atBottom = !list || list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+    const top = list ? list.scrollTop : 0;
+    renderLog();
+    const again = logBox.querySelector("#log-lines");
+    if (again && !atBottom) again.scrollTop = top;
   }
 
   // ---- end screen ----------------------------------------------------------------------------------
@@ -379,8 +455,10 @@ export function tableView(tableId, { invite = null } = {}) {
     const game = model.table.game;
     if (renderer && rendererGame === game) return;
     const module = await RENDERERS[game]();
+    if (module.loadCafeData) await module.loadCafeData(); // the log draws Café cards
     if (renderer) renderer.destroy();
-    renderer = module.createRenderer({ act, interactive: true });
+    renderer = module.createRenderer({ act, interactive: true, barExtras: quickBox });
+    rendererModule = module;
     rendererGame = game;
   }
 
@@ -394,12 +472,12 @@ export function tableView(tableId, { invite = null } = {}) {
     }
     if (!body.contains(boardBox)) {
       mount(body, boardBox, side);
-      mount(side, playersBox, undoBox, hintBox, logBox);
+      mount(side, playersBox, logBox);
       renderLog();
     }
     if (renderer) {
       if (!boardBox.contains(renderer.el)) mount(boardBox, renderer.el);
-      renderer.update({ ...model, over: view.over });
+      Promise.resolve(renderer.update({ ...model, over: view.over })).then(() => { if (pinned || hovered) point(hovered); }); // a redraw keeps what the log points at
     }
     if (view.over && !side.querySelector("#show-results")) {
       // the game is over: the results can be opened again from the side
