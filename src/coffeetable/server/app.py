@@ -274,13 +274,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 method
                 for route in request.app.routes
                 if isinstance(route, APIRoute) and route.path_regex.match(request.url.path)
-                for method in route.methods
+                for method in route.methods or ()
             }
             if methods and request.method not in methods:
                 status = 405
                 headers["Allow"] = ", ".join(sorted(methods))
-                return _error(status, "http", "Method Not Allowed", **headers)
-        return _error(exc.status_code, "http", str(exc.detail), **headers)
+                return _error(status, "http", "Method Not Allowed", None, **headers)
+        return _error(exc.status_code, "http", str(exc.detail), None, **headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
