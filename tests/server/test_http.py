@@ -341,3 +341,28 @@ def test_repeated_requests_get_the_same_table(server: ServerProcess) -> None:
     server.restart()
     again = alice.post(f"/api/tables/{tid}/rematch", request_id="rematch-1")
     assert again.status_code == 201 and again.json()["id"] == one.json()["id"]
+
+
+def test_a_wrong_method_is_405_with_the_routes_allow_header(server: ServerProcess) -> None:
+    """Found by schemathesis (issue 36): a wrong method on an API route fell through to the
+    static files mounted at `/`: GET of a POST route answered 404, OPTIONS 405 naming GET
+    and HEAD, and the handler of HTTP errors dropped the `Allow` header altogether."""
+    http = httpx.Client(base_url=server.url, timeout=30)
+    for method, path, allow in [
+        ("GET", "/api/guest", "POST"),
+        ("OPTIONS", "/api/guest", "POST"),
+        ("TRACE", "/api/games", "GET"),
+        ("DELETE", "/api/tables/abc/join", "POST"),
+    ]:
+        r = http.request(method, path)
+        assert r.status_code == 405, (method, path, r.status_code, r.text)
+        assert r.headers["allow"] == allow, (method, path, r.headers)
+        assert r.json()["error"]["code"] == "http"
+    assert http.get("/api/nothing-here").status_code == 404
+    assert http.get("/").status_code == 200  # the web client is still served
+    # the description lists the error answers, with their body
+    spec = http.get("/openapi.json").json()
+    join = spec["paths"]["/api/tables/{table_id}/join"]["post"]["responses"]
+    assert {"400", "401", "403", "404", "409", "415", "422"} <= set(join)
+    assert join["409"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody")
+    http.close()

@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal
 from fastapi import Depends, FastAPI, Query, Request, Response, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.staticfiles import StaticFiles
@@ -105,6 +106,43 @@ def _error(
         status_code=status,
         headers=headers or None,
     )
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="what went wrong, for programs (docs/server-protocol.md)")
+    message: str = Field(description="what went wrong and what to do, for people")
+    model_config = ConfigDict(extra="allow")  # some errors say more (`field`, `rule`, ...)
+
+
+class ErrorBody(BaseModel):
+    """Every error's body: `{"error": {"code": ..., "message": ...}}`."""
+
+    error: ErrorDetail
+
+
+_ERROR_MEANINGS = {
+    400: "the request is not valid (its `code` and `message` say why)",
+    401: "not logged in, or a wrong name or password",
+    403: "not allowed: another site's Origin, a private table, not your seat or table",
+    404: "no such table, game, player or move",
+    409: "the table is not in a state that allows it (started, full, finished, ...)",
+    413: "the body is too large",
+    415: "the body is not JSON (`Content-Type: application/json`)",
+    422: "the request does not match this schema",
+    429: "too many requests: try again after `Retry-After` seconds",
+    503: "busy or unavailable: try again",
+}
+
+
+def errors(*statuses: int, changing: bool = False) -> dict[int | str, dict[str, Any]]:
+    """The error answers a route may give, for the OpenAPI description. `changing`: a POST,
+    which the edge guard may also refuse (403 `origin`, 415 `content_type`), and whose body
+    may not parse as JSON (400)."""
+    codes = set(statuses) | ({400, 403, 415} if changing else set())
+    return {
+        status: {"model": ErrorBody, "description": _ERROR_MEANINGS[status]}
+        for status in sorted(codes)
+    }
 
 
 # ==== request bodies ==========================================================================
@@ -226,7 +264,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return _error(exc.status_code, "http", str(exc.detail))
+        # its headers too: a 405 names the allowed methods (`Allow`, RFC 9110)
+        headers = dict(exc.headers or {})
+        status = exc.status_code
+        if status in (404, 405):
+            # a wrong method on an API route falls through to the static files mounted at
+            # `/` (404 for a GET, 405 naming GET and HEAD otherwise): a 405 naming the route's
+            methods = {
+                method
+                for route in request.app.routes
+                if isinstance(route, APIRoute) and route.path_regex.match(request.url.path)
+                for method in route.methods or ()
+            }
+            if methods and request.method not in methods:
+                status = 405
+                headers["Allow"] = ", ".join(sorted(methods))
+                return _error(status, "http", "Method Not Allowed", None, **headers)
+        return _error(exc.status_code, "http", str(exc.detail), None, **headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
@@ -256,7 +310,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         return user_json(user)
 
-    @app.post("/api/register", tags=["accounts"], dependencies=[Depends(rate_limited)])
+    @app.post(
+        "/api/register",
+        tags=["accounts"],
+        dependencies=[Depends(rate_limited)],
+        responses=errors(400, 409, 429, changing=True),
+    )
     async def register(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
         """Create an account and log in (sets the session cookie)."""
         field = "name"
@@ -275,7 +334,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ApiError(409, "name_taken", f"the name {name!r} is taken") from None
         return await _login(request, response, storage, user)
 
-    @app.post("/api/login", tags=["accounts"], dependencies=[Depends(rate_limited)])
+    @app.post(
+        "/api/login",
+        tags=["accounts"],
+        dependencies=[Depends(rate_limited)],
+        responses=errors(401, 429, changing=True),
+    )
     async def login(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
         storage: Storage = request.app.state.storage
         failures = node_of(request).login_failures
@@ -296,7 +360,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ApiError(401, "bad_login", "wrong name or password")
         return await _login(request, response, storage, user)
 
-    @app.post("/api/guest", tags=["accounts"], dependencies=[Depends(rate_limited)])
+    @app.post(
+        "/api/guest",
+        tags=["accounts"],
+        dependencies=[Depends(rate_limited)],
+        responses=errors(429, 503, changing=True),
+    )
     async def guest(request: Request, response: Response) -> dict[str, Any]:
         """Play without an account, under a generated name."""
         storage: Storage = request.app.state.storage
@@ -308,7 +377,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return await _login(request, response, storage, user)
         raise ApiError(503, "busy", "could not find a free guest name; try again")
 
-    @app.post("/api/logout", tags=["accounts"])
+    @app.post("/api/logout", tags=["accounts"], responses=errors(changing=True))
     async def logout(request: Request, response: Response) -> dict[str, Any]:
         """End this session; its sockets (on every node) are closed with 4401."""
         token = request.cookies.get(auth.SESSION_COOKIE)
@@ -322,7 +391,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         response.delete_cookie(auth.SESSION_COOKIE)
         return {"ok": True}
 
-    @app.post("/api/logout/everywhere", tags=["accounts"])
+    @app.post("/api/logout/everywhere", tags=["accounts"], responses=errors(401, changing=True))
     async def logout_everywhere(
         request: Request, response: Response, user: Annotated[User, Depends(require_user)]
     ) -> dict[str, Any]:
@@ -333,7 +402,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         response.delete_cookie(auth.SESSION_COOKIE)
         return {"ok": True, "sessions": ended}
 
-    @app.get("/api/me", tags=["accounts"])
+    @app.get("/api/me", tags=["accounts"], responses=errors(401))
     async def me(user: Annotated[User, Depends(require_user)]) -> dict[str, Any]:
         return user_json(user)
 
@@ -364,7 +433,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         return out
 
-    @app.get("/api/games/{game}/data", tags=["lobby"])
+    @app.get("/api/games/{game}/data", tags=["lobby"], responses=errors(404))
     async def game_data_route(game: str) -> JSONResponse:
         """What the views' names stand for: Café card layouts (cells, shops) and Coffee Rush
         board, ingredients and recipes, from the default deck and card files. The same for
@@ -381,7 +450,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         tables = await storage.list_tables(statuses, limit=200)  # type: ignore[arg-type]
         return [await _table_out(request, t) for t in tables]
 
-    @app.post("/api/tables", tags=["tables"], status_code=201)
+    @app.post(
+        "/api/tables",
+        tags=["tables"],
+        status_code=201,
+        responses=errors(400, 401, 403, 404, 409, 429, changing=True),
+    )
     async def create_table(
         body: NewTable, request: Request, user: Annotated[User, Depends(require_user)]
     ) -> dict[str, Any]:
@@ -410,7 +484,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             out["invite"] = table.invite_token
         return out
 
-    @app.post("/api/tutorial/{game}", tags=["tables"], status_code=201)
+    @app.post(
+        "/api/tutorial/{game}",
+        tags=["tables"],
+        status_code=201,
+        responses=errors(401, 404, 409, 429, changing=True),
+    )
     async def tutorial(
         game: str, request: Request, user: Annotated[User, Depends(require_user)]
     ) -> dict[str, Any]:
@@ -437,7 +516,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ApiError(403, "private", "this table is private: use its invite link")
         return table
 
-    @app.get("/api/tables/{table_id}", tags=["tables"])
+    @app.get("/api/tables/{table_id}", tags=["tables"], responses=errors(403, 404))
     async def get_table(
         table_id: str,
         request: Request,
@@ -448,7 +527,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table is shown only to its players and with its `invite`."""
         return await _table_out(request, await _readable(request, table_id, user, invite), user)
 
-    @app.post("/api/tables/{table_id}/join", tags=["tables"])
+    @app.post(
+        "/api/tables/{table_id}/join",
+        tags=["tables"],
+        responses=errors(401, 403, 404, 409, changing=True),
+    )
     async def join(
         table_id: str,
         request: Request,
@@ -459,19 +542,32 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table = await node_of(request).lobby.join(table_id, user, body.seat, body.invite)
         return await _table_out(request, table, user)
 
-    @app.post("/api/tables/{table_id}/leave", tags=["tables"])
+    @app.post(
+        "/api/tables/{table_id}/leave",
+        tags=["tables"],
+        responses=errors(401, 403, 404, 409, changing=True),
+    )
     async def leave(
         table_id: str, request: Request, user: Annotated[User, Depends(require_user)]
     ) -> dict[str, Any]:
         return await _table_out(request, await node_of(request).lobby.leave(table_id, user))
 
-    @app.post("/api/tables/{table_id}/start", tags=["tables"])
+    @app.post(
+        "/api/tables/{table_id}/start",
+        tags=["tables"],
+        responses=errors(401, 403, 404, 409, changing=True),
+    )
     async def start(
         table_id: str, request: Request, user: Annotated[User, Depends(require_user)]
     ) -> dict[str, Any]:
         return await _table_out(request, await node_of(request).lobby.start(table_id, user))
 
-    @app.post("/api/tables/{table_id}/rematch", tags=["tables"], status_code=201)
+    @app.post(
+        "/api/tables/{table_id}/rematch",
+        tags=["tables"],
+        status_code=201,
+        responses=errors(401, 403, 404, 409, changing=True),
+    )
     async def rematch(
         table_id: str,
         request: Request,
@@ -482,7 +578,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         table = await node_of(request).lobby.rematch(table_id, user, request_id)
         return await _table_out(request, table, user)
 
-    @app.get("/api/tables/{table_id}/log", tags=["tables"])
+    @app.get("/api/tables/{table_id}/log", tags=["tables"], responses=errors(403, 404))
     async def game_log(
         table_id: str,
         request: Request,
@@ -494,7 +590,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         live = await node_of(request).match.live(table_id)
         return [log_json(line) for line in live.log]
 
-    @app.get("/api/tables/{table_id}/record", tags=["records"])
+    @app.get("/api/tables/{table_id}/record", tags=["records"], responses=errors(403, 404, 409))
     async def download_record(
         table_id: str,
         request: Request,
@@ -509,7 +605,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             headers={"Content-Disposition": f'attachment; filename="{table_id}.json"'},
         )
 
-    @app.get("/api/tables/{table_id}/replay/{version}", tags=["records"])
+    @app.get(
+        "/api/tables/{table_id}/replay/{version}", tags=["records"], responses=errors(403, 404, 409)
+    )
     async def replay(
         table_id: str,
         version: int,
@@ -521,7 +619,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await _readable(request, table_id, user, invite)
         return await node_of(request).replays.replay_view(table_id, version)
 
-    @app.post("/api/records", tags=["records"], status_code=201)
+    @app.post(
+        "/api/records",
+        tags=["records"],
+        status_code=201,
+        responses=errors(400, 401, 409, 413, changing=True),
+    )
     async def import_record(
         request: Request, user: Annotated[User, Depends(require_user)]
     ) -> dict[str, Any]:
@@ -541,7 +644,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return await _table_out(request, table)
 
     # ---- ratings -------------------------------------------------------------------------------
-    @app.get("/api/leaderboard/{game}", tags=["ratings"])
+    @app.get("/api/leaderboard/{game}", tags=["ratings"], responses=errors(404))
     async def leaderboard(game: str, request: Request) -> list[dict[str, Any]]:
         _check_game(game)
         rows = await request.app.state.storage.leaderboard(game, 100)
@@ -549,7 +652,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             {"name": r.name, "rating": round(r.rating, 1), "games": r.games_played} for r in rows
         ]
 
-    @app.get("/api/users/{name}/ratings/{game}", tags=["ratings"])
+    @app.get("/api/users/{name}/ratings/{game}", tags=["ratings"], responses=errors(404))
     async def rating_history(name: str, game: str, request: Request) -> dict[str, Any]:
         _check_game(game)
         storage: Storage = request.app.state.storage
@@ -573,7 +676,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             ],
         }
 
-    @app.post("/api/tables/{table_id}/hint", tags=["tables"])
+    @app.post(
+        "/api/tables/{table_id}/hint",
+        tags=["tables"],
+        responses=errors(401, 403, 404, 409, 429, 503, changing=True),
+    )
     async def hint(
         table_id: str, request: Request, user: Annotated[User, Depends(require_user)]
     ) -> dict[str, Any]:
@@ -584,7 +691,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise too_many(wait, "hints")
         return await node_of(request).driver.hint(table_id, user)
 
-    @app.get("/api/health", tags=["operations"])
+    @app.get("/api/health", tags=["operations"], responses=errors(503))
     async def health(request: Request) -> JSONResponse:
         """This node's health: the database, Redis, tables loaded, leases held, bot jobs
         queued. 200 when the database and Redis answer, else 503 (for a load balancer)."""
