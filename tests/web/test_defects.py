@@ -58,7 +58,8 @@ def to_placement(client: Client) -> None:
     for _ in range(200):
         if client.page.locator("#rotate").count():
             return
-        if cafe_step(client, rng, budget) is None:
+        # a card that comes to be placed meanwhile is left for the test to place
+        if cafe_step(client, rng, budget, stop_at_placement=True) is None:
             client.page.wait_for_timeout(100)
     raise AssertionError("no placement came")
 
