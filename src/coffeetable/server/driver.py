@@ -255,14 +255,18 @@ class Driver:
 
     async def drive(self, table_id: str) -> None:
         """This node took the table's lease: load it and start its bots and clock."""
+        held = self.match.live_tables.get(table_id)
         try:
             live = await self.match.live(table_id)
         except Exception:
             log.exception("could not load table %s", table_id)
             await self.leases.release([table_id])
             return
-        async with live.lock:
-            await self.match.resync(live)  # the freshest state, then what runs next
+        if live is held:
+            # a copy held before may lag behind: the freshest state, then what runs next
+            # (a copy loaded just now is fresh, and `live` started what runs next already)
+            async with live.lock:
+                await self.match.resync(live)
 
     async def take(self, table_id: str) -> None:
         """Several nodes: take the lease of a table that just started or got a bot, if no
