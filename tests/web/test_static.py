@@ -23,10 +23,29 @@ PLURAL_FORMS = {
 SERVER = Path(__file__).resolve().parents[2] / "src" / "coffeetable" / "server"
 
 
+def parts() -> list[str]:
+    """The parts js/i18n.js loads besides the main file (`PARTS = [...]`)."""
+    found = re.search(r"export const PARTS = \[([^\]]*)\]", (STATIC / "js" / "i18n.js").read_text())
+    assert found, "js/i18n.js has no PARTS list"
+    return re.findall(r'"([a-z0-9-]+)"', found.group(1))
+
+
 def strings(lang: str) -> dict[str, str]:
+    """The main file and every part, merged as the client merges them; no key twice."""
     data = json.loads((I18N / f"{lang}.json").read_text(encoding="utf-8"))
     assert isinstance(data, dict)
+    for part in parts():
+        extra = json.loads((I18N / part / f"{lang}.json").read_text(encoding="utf-8"))
+        assert isinstance(extra, dict)
+        assert not set(extra) & set(data), (lang, part, set(extra) & set(data))
+        data.update(extra)
     return data
+
+
+def test_every_string_directory_is_a_loaded_part() -> None:
+    """A directory under i18n/ that js/i18n.js does not load would be strings nobody sees."""
+    dirs = sorted(d.name for d in I18N.iterdir() if d.is_dir())
+    assert dirs == sorted(parts())
 
 
 def split(data: dict[str, str]) -> tuple[set[str], dict[str, set[str]]]:
@@ -68,7 +87,7 @@ COUNTED_WORDS = re.compile(
 def test_counted_strings_have_plural_forms() -> None:
     """ "1 days", "(1 free steps left)": a count followed by a noun is chosen by plural rules
     (`tn`), in every language (issue 37)."""
-    en = json.loads((STATIC / "i18n" / "en.json").read_text())
+    en = strings("en")
     bare = [k for k, v in en.items() if COUNTED_WORDS.search(v) and not k.startswith("log.")]
     bare = [k for k in bare if k.rsplit(".", 1)[-1] not in ("one", "other")]
     assert bare == []

@@ -1,4 +1,5 @@
-// Every string a player sees comes from static/i18n/{lang}.json (docs/web.md).
+// Every string a player sees comes from static/i18n/{lang}.json and the parts
+// static/i18n/PART/{lang}.json named in PARTS (one part per area: keeps each file small; docs/web.md).
 //
 // t("lobby.title")                       -> the string
 // t("table.seat", {n: 2})                -> "{n}" replaced (values are text, never markup)
@@ -20,10 +21,21 @@ let strings = {};
 let fallback = {};
 const listeners = new Set();
 
-async function load(code) {
-  const response = await fetch(`/i18n/${code}.json`, { cache: "no-cache" });
-  if (!response.ok) throw new Error(`no strings for ${code}`);
+/** The parts of the strings kept in their own directory under i18n/ (every one in every language). */
+export const PARTS = [];
+
+async function fetchStrings(path) {
+  const response = await fetch(path, { cache: "no-cache" });
+  if (!response.ok) throw new Error(`no strings at ${path}`);
   return response.json();
+}
+
+async function load(code) {
+  const files = await Promise.all([
+    fetchStrings(`/i18n/${code}.json`),
+    ...PARTS.map((part) => fetchStrings(`/i18n/${part}/${code}.json`)),
+  ]);
+  return Object.assign({}, ...files);
 }
 
 function chooseInitial() {
