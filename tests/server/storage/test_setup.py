@@ -30,6 +30,20 @@ def _schema_differences(connection: sa.Connection) -> list[Any]:
     return list(compare_metadata(MigrationContext.configure(connection), metadata))
 
 
+def _script_head() -> str:
+    """The newest migration: the one head of an unbranched chain (0001 <- 0002 <- ...)."""
+    from alembic.script import ScriptDirectory
+
+    from coffeetable.server.storage.sql import MIGRATIONS_DIR
+
+    heads = ScriptDirectory(str(MIGRATIONS_DIR)).get_heads()
+    assert len(heads) == 1, f"the migrations branch: heads {heads}"
+    return str(heads[0])
+
+
+HEAD = _script_head()
+
+
 async def _head(storage: SqlStorage) -> str | None:
     async with storage.engine.connect() as connection:
         return await connection.scalar(sa.text("SELECT version_num FROM alembic_version"))
@@ -38,7 +52,7 @@ async def _head(storage: SqlStorage) -> str | None:
 async def test_migrated_schema_matches_the_code(storage: SqlStorage) -> None:
     async with storage.engine.connect() as connection:
         assert await connection.run_sync(_schema_differences) == []
-    assert await _head(storage) == "0003"
+    assert await _head(storage) == HEAD
 
 
 async def test_migrate_again_keeps_data(storage: SqlStorage) -> None:
@@ -46,7 +60,7 @@ async def test_migrate_again_keeps_data(storage: SqlStorage) -> None:
     await storage.migrate()
     await storage.migrate()
     assert await storage.get_user(user.id) == user
-    assert await _head(storage) == "0003"
+    assert await _head(storage) == HEAD
 
 
 async def test_migrate_a_fresh_postgres_schema_twice(postgres_base_url: str) -> None:
@@ -55,7 +69,7 @@ async def test_migrate_a_fresh_postgres_schema_twice(postgres_base_url: str) -> 
         try:
             await storage.migrate()
             await storage.migrate()
-            assert await _head(storage) == "0003"
+            assert await _head(storage) == HEAD
             user = await storage.create_user("Ana")
             assert await storage.get_user_by_name("ANA") == user
         finally:

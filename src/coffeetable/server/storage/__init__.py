@@ -26,7 +26,9 @@ from coffeetable.server.storage.errors import (
     StorageError,
 )
 from coffeetable.server.storage.records import (
+    Friend,
     GameTable,
+    Invitation,
     LeaderboardEntry,
     Rating,
     RatingChange,
@@ -45,7 +47,9 @@ __all__ = [
     "AlreadyExistsError",
     "DatabaseURLError",
     "DuplicateNameError",
+    "Friend",
     "GameTable",
+    "Invitation",
     "LeaderboardEntry",
     "NotFoundError",
     "Rating",

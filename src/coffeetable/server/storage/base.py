@@ -11,7 +11,9 @@ from datetime import datetime, timedelta
 from typing import Protocol, TypedDict, Unpack
 
 from coffeetable.server.storage.records import (
+    Friend,
     GameTable,
+    Invitation,
     JSONObject,
     LeaderboardEntry,
     Rating,
@@ -209,3 +211,29 @@ class Storage(Protocol):
 
     async def rating_history(self, user_id: int, game: str) -> list[RatingChange]:
         """The user's rating changes in `game`, oldest first."""
+
+    # --- friends and invitations --------------------------------------------------------
+    async def request_friend(self, user_id: int, other_id: int) -> Friend:
+        """`user_id` asks `other_id` to be friends, or accepts the other's request if there is
+        one; a friend stays a friend. Returns `other_id` as `user_id` now sees them.
+        `NotFoundError` for an unknown user; ValueError for oneself."""
+
+    async def remove_friend(self, user_id: int, other_id: int) -> bool:
+        """End a friendship, withdraw one's request or decline the other's, whichever there
+        is; False if there was none."""
+
+    async def friends(self, user_id: int) -> list[Friend]:
+        """The user's friends and the requests either way, by name."""
+
+    async def invite(self, table_id: str, from_id: int, to_id: int) -> bool:
+        """Record that `from_id` invited `to_id` to the table; False if they were invited to
+        it already. `NotFoundError` for an unknown table or user."""
+
+    async def invitations(
+        self, user_id: int, table_ids: Iterable[str] | None = None
+    ) -> list[Invitation]:
+        """The invitations the user received to tables that are still open, newest first
+        (only to `table_ids` when given)."""
+
+    async def remove_invitation(self, table_id: str, to_id: int) -> bool:
+        """Forget an invitation (declined, or taken up); False if there was none."""

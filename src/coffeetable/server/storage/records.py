@@ -128,3 +128,28 @@ class RatingChange:
     before: float
     after: float
     created_at: datetime
+
+
+FriendState = Literal["friend", "incoming", "outgoing"]
+
+
+@dataclass(frozen=True)
+class Friend:
+    """Another user as one user sees them: a friend, or a request either way."""
+
+    user_id: int
+    name: str
+    #: "friend": accepted; "incoming": they asked, you may accept; "outgoing": you asked
+    state: FriendState
+    #: when the request was made, or accepted for a friend
+    since: datetime
+
+
+@dataclass(frozen=True)
+class Invitation:
+    """An invitation to an open table, as its receiver sees it."""
+
+    table_id: str
+    from_user_id: int
+    from_name: str
+    created_at: datetime

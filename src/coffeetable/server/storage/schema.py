@@ -174,3 +174,32 @@ rating_history = sa.Table(
     sa.UniqueConstraint("table_id", "user_id"),
     sa.Index(None, "user_id", "game", "created_at"),
 )
+
+
+#: A friend request from `from_id` to `to_id`; once accepted (`accepted_at`), both are friends.
+#: One row per pair: a request that meets the other's request accepts it (storage/sql.py).
+friendships = sa.Table(
+    "friendships",
+    metadata,
+    sa.Column("from_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("to_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("accepted_at", UTCDateTime, nullable=True),
+    sa.PrimaryKeyConstraint("from_id", "to_id"),
+    sa.CheckConstraint("from_id <> to_id", name="not_self"),
+    sa.Index(None, "to_id"),
+)
+
+#: `from_id` invited `to_id` to the table `table_id` (while it is open).
+invitations = sa.Table(
+    "invitations",
+    metadata,
+    sa.Column(
+        "table_id", sa.Text, sa.ForeignKey("game_tables.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("to_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("from_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.PrimaryKeyConstraint("table_id", "to_id"),
+    sa.Index(None, "to_id", "created_at"),
+)

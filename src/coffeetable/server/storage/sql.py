@@ -38,7 +38,10 @@ from coffeetable.server.storage.errors import (
 )
 from coffeetable.server.storage.records import (
     TABLE_STATUSES,
+    Friend,
+    FriendState,
     GameTable,
+    Invitation,
     JSONObject,
     LeaderboardEntry,
     Rating,
@@ -51,7 +54,9 @@ from coffeetable.server.storage.records import (
 )
 from coffeetable.server.storage.schema import (
     actions,
+    friendships,
     game_tables,
+    invitations,
     rating_history,
     ratings,
     sessions,
@@ -751,6 +756,133 @@ class SqlStorage:
             )
             for row in rows
         ]
+
+    # --- friends and invitations --------------------------------------------------------
+    async def request_friend(self, user_id: int, other_id: int) -> Friend:
+        if user_id == other_id:
+            raise ValueError("one cannot be one's own friend")
+        now = self._now()
+        f = friendships.c
+        async with self._write() as conn:
+            await _require_user(conn, user_id)
+            await _require_user(conn, other_id)
+            pair = sa.or_(
+                sa.and_(f.from_id == user_id, f.to_id == other_id),
+                sa.and_(f.from_id == other_id, f.to_id == user_id),
+            )
+            row = (await conn.execute(sa.select(friendships).where(pair))).first()
+            if row is None:
+                # a request meeting the other's request made at the same moment: the primary
+                # key of one direction cannot stop the other, so both may be inserted; the
+                # next call (or `friends`) then reads the pair as friends (see _friend_rows)
+                await conn.execute(
+                    sa.insert(friendships).values(from_id=user_id, to_id=other_id, created_at=now)
+                )
+                state: FriendState = "outgoing"
+                since = now
+            elif row.accepted_at is not None:
+                state, since = "friend", row.accepted_at
+            elif row.from_id == other_id:  # their request: accepted
+                await conn.execute(
+                    sa.update(friendships)
+                    .where(f.from_id == other_id, f.to_id == user_id)
+                    .values(accepted_at=now)
+                )
+                state, since = "friend", now
+            else:
+                state, since = "outgoing", row.created_at
+            name = await conn.scalar(sa.select(users.c.name).where(users.c.id == other_id))
+        return Friend(user_id=other_id, name=str(name), state=state, since=since)
+
+    async def remove_friend(self, user_id: int, other_id: int) -> bool:
+        f = friendships.c
+        pair = sa.or_(
+            sa.and_(f.from_id == user_id, f.to_id == other_id),
+            sa.and_(f.from_id == other_id, f.to_id == user_id),
+        )
+        async with self._write() as conn:
+            result = await conn.execute(sa.delete(friendships).where(pair))
+        return bool(result.rowcount)
+
+    async def friends(self, user_id: int) -> list[Friend]:
+        f = friendships.c
+        query = (
+            sa.select(f.from_id, f.to_id, f.created_at, f.accepted_at, users.c.id, users.c.name)
+            .join(
+                users,
+                sa.or_(
+                    sa.and_(f.from_id == user_id, users.c.id == f.to_id),
+                    sa.and_(f.to_id == user_id, users.c.id == f.from_id),
+                ),
+            )
+            .where(sa.or_(f.from_id == user_id, f.to_id == user_id))
+        )
+        async with self._read() as conn:
+            rows = (await conn.execute(query)).all()
+        found: dict[int, Friend] = {}
+        for row in rows:
+            state: FriendState
+            if row.accepted_at is not None:
+                state, since = "friend", row.accepted_at
+            else:
+                state = "outgoing" if row.from_id == user_id else "incoming"
+                since = row.created_at
+            seen = found.get(row.id)
+            if seen is not None and seen.state != state:
+                # requests both ways (made at the same moment): they are friends
+                state, since = "friend", max(since, seen.since)
+            found[row.id] = Friend(user_id=row.id, name=row.name, state=state, since=since)
+        order = {"incoming": 0, "friend": 1, "outgoing": 2}
+        return sorted(found.values(), key=lambda x: (order[x.state], name_key(x.name)))
+
+    async def invite(self, table_id: str, from_id: int, to_id: int) -> bool:
+        async with self._write() as conn:
+            table = await conn.scalar(
+                sa.select(game_tables.c.id).where(game_tables.c.id == table_id)
+            )
+            if table is None:
+                raise NotFoundError(f"there is no table {table_id!r}")
+            await _require_user(conn, from_id)
+            await _require_user(conn, to_id)
+            row = {"table_id": table_id, "to_id": to_id, "from_id": from_id}
+            result = await conn.execute(
+                _insert_ignoring_duplicates(conn, invitations, [{**row, "created_at": self._now()}])
+            )
+        return bool(result.rowcount)
+
+    async def invitations(
+        self, user_id: int, table_ids: Iterable[str] | None = None
+    ) -> list[Invitation]:
+        i = invitations.c
+        query = (
+            sa.select(i.table_id, i.from_id, i.created_at, users.c.name)
+            .join(users, users.c.id == i.from_id)
+            .join(game_tables, game_tables.c.id == i.table_id)
+            .where(i.to_id == user_id, game_tables.c.status == "open")
+            .order_by(i.created_at.desc())
+            .limit(100)
+        )
+        if table_ids is not None:
+            query = query.where(i.table_id.in_(list(table_ids)))
+        async with self._read() as conn:
+            rows = (await conn.execute(query)).all()
+        return [
+            Invitation(
+                table_id=row.table_id,
+                from_user_id=row.from_id,
+                from_name=row.name,
+                created_at=row.created_at,
+            )
+            for row in rows
+        ]
+
+    async def remove_invitation(self, table_id: str, to_id: int) -> bool:
+        i = invitations.c
+        async with self._write() as conn:
+            result = await conn.execute(
+                sa.delete(invitations).where(i.table_id == table_id, i.to_id == to_id)
+            )
+        return bool(result.rowcount)
 
 
 # --- helpers ----------------------------------------------------------------------------
