@@ -21,7 +21,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, Query, Request, Response, WebSocket, WebSocketDisconnect
+from fastapi import (
+    Depends,
+    FastAPI,
+    Query,
+    Request,
+    Response,
+    WebSocket,
+    WebSocketDisconnect,
+)
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
@@ -57,6 +66,7 @@ from coffeetable.server.protocol import (
 )
 from coffeetable.server.storage import (
     DuplicateNameError,
+    Friend,
     GameTable,
     Storage,
     User,
@@ -184,6 +194,10 @@ class NewTable(_Body):
 
 class Rematch(_Body):
     request_id: str | None = REQUEST_ID
+
+
+class InviteFriend(_Body):
+    name: str = Field(min_length=1, max_length=200, description="the friend's name")
 
 
 class JoinTable(_Body):
@@ -690,6 +704,86 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if wait is not None:
             raise too_many(wait, "hints")
         return await node_of(request).driver.hint(table_id, user)
+
+    # ---- friends and invitations -------------------------------------------------------------
+    async def _friend_limit(request: Request, user: User) -> None:
+        wait = await node_of(request).friend_limits.check(f"user:{user.id}")
+        if wait is not None:
+            raise too_many(wait, "friend requests and invitations")
+
+    def _friend_json(f: Friend) -> dict[str, Any]:
+        return {"name": f.name, "state": f.state, "since": f.since.isoformat()}
+
+    @app.get("/api/friends", tags=["friends"], responses=errors(401))
+    async def friends(
+        request: Request, user: Annotated[User, Depends(require_user)]
+    ) -> list[dict[str, Any]]:
+        """Your friends and the friend requests either way (`state`: friend, incoming,
+        outgoing): requests to you first. Only you see this list."""
+        return [_friend_json(f) for f in await node_of(request).friends.of(user)]
+
+    @app.post(
+        "/api/friends/{name}",
+        tags=["friends"],
+        responses=errors(401, 403, 404, 409, 429, changing=True),
+    )
+    async def ask_friend(
+        name: Annotated[str, PathParam(max_length=200)],
+        request: Request,
+        user: Annotated[User, Depends(require_user)],
+    ) -> dict[str, Any]:
+        """Ask `name` to be friends, or accept their request (then `state` is `friend`)."""
+        await _friend_limit(request, user)
+        return _friend_json(await node_of(request).friends.request(user, name))
+
+    @app.delete("/api/friends/{name}", tags=["friends"], responses=errors(401, 404, changing=True))
+    async def remove_friend(
+        name: Annotated[str, PathParam(max_length=200)],
+        request: Request,
+        user: Annotated[User, Depends(require_user)],
+    ) -> dict[str, Any]:
+        """End a friendship, withdraw your request or decline theirs."""
+        return {"removed": await node_of(request).friends.remove(user, name)}
+
+    @app.post(
+        "/api/tables/{table_id}/invite",
+        tags=["friends"],
+        responses=errors(401, 403, 404, 409, 429, changing=True),
+    )
+    async def invite_friend(
+        table_id: str,
+        body: InviteFriend,
+        request: Request,
+        user: Annotated[User, Depends(require_user)],
+    ) -> dict[str, Any]:
+        """Invite a friend to an open table you sit at (or made). They see it in the lobby
+        with the private table's invite; `invited` is false if they were invited already."""
+        await _friend_limit(request, user)
+        return {"invited": await node_of(request).friends.invite(user, table_id, body.name)}
+
+    @app.get("/api/invitations", tags=["friends"], responses=errors(401))
+    async def invitations(
+        request: Request, user: Annotated[User, Depends(require_user)]
+    ) -> list[dict[str, Any]]:
+        """Open tables you were invited to, newest first, with the private table's invite."""
+        out = []
+        for found in await node_of(request).friends.invitations(user):
+            table = await _table_out(request, found.table)
+            if found.table.private:
+                table["invite"] = found.table.invite_token
+            out.append(
+                {"from": found.from_name, "at": found.created_at.isoformat(), "table": table}
+            )
+        return out
+
+    @app.delete(
+        "/api/invitations/{table_id}", tags=["friends"], responses=errors(401, changing=True)
+    )
+    async def decline_invitation(
+        table_id: str, request: Request, user: Annotated[User, Depends(require_user)]
+    ) -> dict[str, Any]:
+        """Decline an invitation (it leaves your list)."""
+        return {"removed": await node_of(request).friends.decline(user, table_id)}
 
     @app.get("/api/health", tags=["operations"], responses=errors(503))
     async def health(request: Request) -> JSONResponse:

@@ -30,6 +30,7 @@ from coffeetable.core.errors import DataError
 from coffeetable.server import auth
 from coffeetable.server.bus import LOBBY, USERS, Bus, MemoryBus, RedisBus
 from coffeetable.server.driver import Driver
+from coffeetable.server.friends import FriendService
 from coffeetable.server.jobs import Jobs, PoolJobs, RedisJobs
 from coffeetable.server.leases import Leases, RedisLeases, SoleLeases
 from coffeetable.server.lobby import LobbyFeed, LobbyService
@@ -70,6 +71,9 @@ class Settings(BaseModel):
     #: hints per user: a burst of 5, then one every 2 seconds
     hint_rate: float = 0.5
     hint_burst: int = 5
+    #: friend requests and invitations per user: a burst of 20, then one every 5 seconds
+    friend_rate: float = 0.2
+    friend_burst: int = 20
     #: open WebSockets per client address on this node
     sockets_per_address: int = Field(
         default_factory=lambda: _env_int("COFFEETABLE_SOCKETS_PER_ADDRESS", 32)
@@ -213,6 +217,10 @@ class Node:
             settings.table_rate, settings.table_burst, self.redis, "tables"
         )
         self.hint_limits = RateLimits(settings.hint_rate, settings.hint_burst, self.redis, "hint")
+        self.friend_limits = RateLimits(
+            settings.friend_rate, settings.friend_burst, self.redis, "friends"
+        )
+        self.friends = FriendService(self.storage, self.lobby)
 
         async def on_message(topic: str, message: dict[str, Any]) -> None:
             if topic == LOBBY:

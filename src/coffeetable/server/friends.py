@@ -1,0 +1,121 @@
+"""Friends and invitations to tables: who may ask whom, who may invite whom where.
+
+A friendship starts as a request and holds once the other accepts it (their own request, or
+Accept). Guests have no friends: their accounts last a day. A player seated at an open table
+(or its creator) may invite a friend to it; the friend sees the invitation in the lobby, with
+the private table's invite, and may join or decline. The rules live here; the rows in storage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from coffeetable.server.livetable import TableError, seat_of
+from coffeetable.server.lobby import LobbyService
+from coffeetable.server.storage import Friend, GameTable, NotFoundError, Storage, User
+
+#: How many friends and requests (either way) a user may have at once.
+MAX_FRIENDS = 500
+
+
+@dataclass(frozen=True)
+class InvitationView:
+    """An invitation as its receiver sees it: the table, who invited, and the private table's
+    invite when there is one (the inviter, a player there, may share it)."""
+
+    table: GameTable
+    from_name: str
+    created_at: datetime
+
+
+#: Told of an event for one user (`user_id`, `kind`, details): a friend request, an
+#: invitation. The node passes it on to that user's pages (and, when set up, to e-mail).
+Notify = Callable[[int, str, dict[str, Any]], Awaitable[None]]
+
+
+async def _no_one(user_id: int, kind: str, details: dict[str, Any]) -> None:
+    return None
+
+
+class FriendService:
+    def __init__(self, storage: Storage, lobby: LobbyService, notify: Notify = _no_one) -> None:
+        self.storage = storage
+        self.lobby = lobby
+        self.notify = notify
+
+    async def _other(self, user: User, name: str) -> User:
+        if user.is_guest:
+            raise TableError(403, "guest", "guests cannot have friends; register first")
+        other = await self.storage.get_user_by_name(name)
+        if other is None:
+            raise TableError(404, "no_user", "there is no player with this name")
+        if other.id == user.id:
+            raise TableError(400, "invalid", "you cannot be your own friend")
+        if other.is_guest:
+            raise TableError(403, "guest", "guests cannot have friends")
+        return other
+
+    async def of(self, user: User) -> list[Friend]:
+        return await self.storage.friends(user.id)
+
+    async def request(self, user: User, name: str) -> Friend:
+        """Ask `name` to be friends, or accept their request."""
+        other = await self._other(user, name)
+        mine = await self.storage.friends(user.id)
+        if not any(f.user_id == other.id for f in mine) and len(mine) >= MAX_FRIENDS:
+            raise TableError(409, "too_many_friends", f"at most {MAX_FRIENDS} friends and requests")
+        try:
+            friend = await self.storage.request_friend(user.id, other.id)
+        except NotFoundError:  # deleted in the meantime
+            raise TableError(404, "no_user", "there is no player with this name") from None
+        if not any(f.user_id == other.id and f.state == friend.state for f in mine):
+            kind = "friend_accepted" if friend.state == "friend" else "friend_request"
+            await self.notify(other.id, kind, {"from": user.name})
+        return friend
+
+    async def remove(self, user: User, name: str) -> bool:
+        """End the friendship, or withdraw or decline the request."""
+        other = await self.storage.get_user_by_name(name)
+        if other is None:
+            raise TableError(404, "no_user", "there is no player with this name")
+        return await self.storage.remove_friend(user.id, other.id)
+
+    async def invite(self, user: User, table_id: str, name: str) -> bool:
+        """Invite the friend `name` to the open table; False if invited there already."""
+        other = await self._other(user, name)
+        table = await self.lobby.get(table_id)
+        if seat_of(table, user) is None and table.created_by != user.id:
+            raise TableError(403, "not_your_table", "only the table's players may invite to it")
+        if table.status != "open":
+            raise TableError(409, "not_open", "this table has already started")
+        friends = await self.storage.friends(user.id)
+        if not any(f.user_id == other.id and f.state == "friend" for f in friends):
+            raise TableError(403, "not_friend", "you may invite your friends only")
+        if seat_of(table, other) is not None:
+            raise TableError(409, "seated", "this player sits at the table already")
+        try:
+            new = await self.storage.invite(table_id, user.id, other.id)
+        except NotFoundError:
+            raise TableError(404, "no_table", f"there is no table {table_id!r}") from None
+        if new:
+            await self.notify(other.id, "invitation", {"from": user.name, "table": table_id})
+        return new
+
+    async def invitations(self, user: User) -> list[InvitationView]:
+        """Open tables the user was invited to and does not sit at, newest first."""
+        out = []
+        for invitation in await self.storage.invitations(user.id):
+            try:
+                table = await self.lobby.get(invitation.table_id)
+            except TableError:
+                continue
+            if table.status != "open" or seat_of(table, user) is not None:
+                continue
+            out.append(InvitationView(table, invitation.from_name, invitation.created_at))
+        return out
+
+    async def decline(self, user: User, table_id: str) -> bool:
+        return await self.storage.remove_invitation(table_id, user.id)
