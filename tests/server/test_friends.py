@@ -57,8 +57,8 @@ def test_bad_friend_requests_are_refused_and_change_nothing(server: ServerProces
     assert _error(Player(server).post(f"/api/friends/{ana.name}")) == (401, "login")
     assert _error(ana.post(f"/api/friends/{ana.name}")) == (400, "invalid")
     assert _error(ana.post("/api/friends/NobodyAtAll404")) == (404, "no_user")
-    assert _error(ana.post(f"/api/friends/{guest.name}")) == (403, "guest")
-    assert _error(guest.post(f"/api/friends/{ana.name}")) == (403, "guest")
+    assert _error(ana.post(f"/api/friends/{guest.name}")) == (403, "guest_friends")
+    assert _error(guest.post(f"/api/friends/{ana.name}")) == (403, "guest_friends")
     assert _error(ana.post("/api/friends/" + "x" * 300))[0] == 422
     # another site's page may not make friends in the user's name
     forged = ana.http.post(f"/api/friends/{guest.name}", headers={"Origin": "https://evil.example"})
@@ -95,7 +95,7 @@ def test_an_invitation_to_a_private_table_lets_a_friend_join(server: ServerProce
     assert r.status_code == 200, r.text
     # seated: no longer offered, and not invited again
     assert bo.http.get("/api/invitations").json() == []
-    assert _error(ana.post(f"/api/tables/{tid}/invite", name=bo.name)) == (409, "seated")
+    assert _error(ana.post(f"/api/tables/{tid}/invite", name=bo.name)) == (409, "friend_seated")
 
 
 def test_a_declined_invitation_and_a_started_table_leave_the_list(server: ServerProcess) -> None:

@@ -96,6 +96,7 @@ class Client:
         *,
         options: dict[str, Any] | None = None,
         rated: bool = False,
+        private: bool = False,
         clock: tuple[float, float] | None = None,
     ) -> str:
         """Create a table from the lobby form: seat 1 is us, then one seat per entry of
@@ -125,6 +126,8 @@ class Client:
                 page.select_option(f"#opt-{key}", value)
         if rated:
             page.check("#opt-rated")
+        if private:
+            page.check("#opt-private")
         if clock is not None:
             page.select_option("#clock-kind", "realtime")
             page.fill("#clock-initial", str(clock[0]))

@@ -48,14 +48,14 @@ class FriendService:
 
     async def _other(self, user: User, name: str) -> User:
         if user.is_guest:
-            raise TableError(403, "guest", "guests cannot have friends; register first")
+            raise TableError(403, "guest_friends", "guests cannot have friends; register first")
         other = await self.storage.get_user_by_name(name)
         if other is None:
             raise TableError(404, "no_user", "there is no player with this name")
         if other.id == user.id:
             raise TableError(400, "invalid", "you cannot be your own friend")
         if other.is_guest:
-            raise TableError(403, "guest", "guests cannot have friends")
+            raise TableError(403, "guest_friends", "guests have no friends list; they cannot be asked")
         return other
 
     async def of(self, user: User) -> list[Friend]:
@@ -95,7 +95,7 @@ class FriendService:
         if not any(f.user_id == other.id and f.state == "friend" for f in friends):
             raise TableError(403, "not_friend", "you may invite your friends only")
         if seat_of(table, other) is not None:
-            raise TableError(409, "seated", "this player sits at the table already")
+            raise TableError(409, "friend_seated", "this player sits at the table already")
         try:
             new = await self.storage.invite(table_id, user.id, other.id)
         except NotFoundError:

@@ -42,6 +42,7 @@ async function request(method, path, body) {
 export const api = {
   get: (path) => request("GET", path),
   post: (path, body) => request("POST", path, body),
+  del: (path) => request("DELETE", path),
 
   me: () => request("GET", "/api/me"),
   session: () => request("GET", "/api/session").then((answer) => answer.user),

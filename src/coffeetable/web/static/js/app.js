@@ -7,6 +7,7 @@
 //          #/profile/NAME ratings of a player
 //          #/leaderboard  leaderboards
 //          #/help/GAME    How to play (cafe, coffee-rush)
+//          #/friends      friends, friend requests and invitations to tables
 
 import { api } from "./api.js";
 import { $, button, h, mount } from "./dom.js";
@@ -61,6 +62,7 @@ const routes = {
     import("./replay.js").then((m) => m.replayView(parts[1], Number(query.get("n") ?? "-1"))),
   profile: (parts) => import("./profile.js").then((m) => m.profileView(parts[1] || (session.user && session.user.name))),
   help: (parts) => import("./help.js").then((m) => m.helpView(parts[1])),
+  friends: () => import("./friends.js").then((m) => m.friendsView()),
   leaderboard: (parts) => import("./profile.js").then((m) => m.leaderboardView(parts[1])),
 };
 
@@ -94,6 +96,7 @@ export function renderHeader() {
     link("#/", "lobby", here === "" || here === "lobby"),
     link("#/leaderboard", "leaderboard", here === "leaderboard"),
     session.user && !session.user.guest ? link("#/profile", "profile", here === "profile") : null,
+    session.user && !session.user.guest ? link("#/friends", "friends", here === "friends") : null,
   );
   const box = $("#user-box");
   if (session.user) {

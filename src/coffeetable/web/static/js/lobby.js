@@ -7,6 +7,7 @@ import {
 } from "./common.js";
 import { button, h, mount, requestId } from "./dom.js";
 import { has, t, tn } from "./i18n.js";
+import { friendNames, invitationBox, mayHaveFriends } from "./friends.js";
 import { introBox } from "./intro.js";
 
 const PROMOS = ["leao", "coffee-mine", "atlas"];
@@ -99,15 +100,27 @@ export function lobbyView() {
         h("span", { class: "actions" }, actions)));
   }
 
+  // "Tables with my friends": only tables where a friend sits (the names come once per visit)
+  let friends = new Set();
+  let withFriends = false;
+  const withFriend = (tb) => tb.seats.some((s) => s.user && friends.has(s.user));
+  const friendFilter = () => (mayHaveFriends() ? h("label", { class: "check friend-filter" },
+    h("input", {
+      type: "checkbox", id: "with-friends", checked: withFriends,
+      onchange: (e) => { withFriends = e.target.checked; renderList(); },
+    }), t("friends.filter")) : null);
+
   function renderList() {
     const rows = [...tables.values()]
       .filter((tb) => tb.status === "open" || tb.status === "running")
+      .filter((tb) => !withFriends || withFriend(tb))
       .sort((a, b) => (a.status === b.status ? (b.created_at > a.created_at ? 1 : -1) : a.status === "open" ? -1 : 1));
     mount(listBox,
       h("h2", {}, t("lobby.tables"), connected ? null : h("span", { class: "tag warn" }, t("conn.lost_short"))),
+      friendFilter(),
       rows.length
         ? h("ul", { class: "tables" }, rows.map(tableRow))
-        : h("p", { class: "muted empty" }, t("lobby.no_tables")));
+        : h("p", { class: "muted empty" }, t(withFriends ? "friends.no_tables" : "lobby.no_tables")));
   }
 
   function renderFinished() {
@@ -332,19 +345,23 @@ export function lobbyView() {
   }
 
   const intro = introBox();
+  const invited = invitationBox();
   mount(el,
     intro.el,
     h("div", { class: "lobby-grid" },
-      h("div", { class: "lobby-main" }, listBox, finishedBox),
+      h("div", { class: "lobby-main" }, invited.el, listBox, finishedBox),
       h("aside", { class: "lobby-side" }, createBox)));
 
   return {
     el,
     async mounted() {
       renderAll();
+      invited.refresh();
+      friendNames().then((names) => { friends = names; if (withFriends) renderList(); });
       socket = new LobbySocket(
         (list) => { tables.clear(); for (const tb of list) tables.set(tb.id, tb); renderList(); },
         (tb) => {
+          if (!tables.has(tb.id)) invited.refresh(); // a new table may be one we are invited to
           tables.set(tb.id, tb);
           if (tb.status === "finished") { finished = [tb, ...finished.filter((x) => x.id !== tb.id)]; renderFinished(); }
           renderList();

@@ -7,6 +7,7 @@ import {
   clockSummary, createdByMe, gameTitle, mySeat, rememberHost, optionsSummary, scoreTable, seatBadge, seatName, soloLabel, statusText,
 } from "./common.js";
 import { button, formatDuration, h, mount, requestId } from "./dom.js";
+import { invitePicker, mayHaveFriends } from "./friends.js";
 import { t, tn } from "./i18n.js";
 import { helpLink } from "./learn-text.js";
 import { groupLog, mergedSay } from "./logview.js";
@@ -119,6 +120,7 @@ export function tableView(tableId, { invite = null } = {}) {
   }
 
   // ---- before the start: seats, invite, start ---------------------------------------------------
+  let friendPicker = null; // "Invite a friend", made once (it asks for the friends list)
   function renderPregame() {
     const table = model.table;
     const me = mySeat(table, session.user);
@@ -155,6 +157,7 @@ export function tableView(tableId, { invite = null } = {}) {
           : free ? tn("table.waiting_players", free)
             : host ? t("table.ready_to_start") : t("table.waiting_host")),
       inviteBox,
+      me !== null && free > 0 && mayHaveFriends() ? (friendPicker ||= invitePicker(table.id)) : null,
       h("div", { class: "actions" }, actions));
   }
 
