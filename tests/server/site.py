@@ -24,7 +24,12 @@ import pytest
 from tests.server.live import ServerProcess, free_port
 
 REQUIRE_ENV = "COFFEETABLE_REQUIRE_SITE"
-REDIS_URL = os.environ.get("COFFEETABLE_TEST_REDIS", "redis://127.0.0.1:6379/9")
+#: The Redis database the site tests use (they empty it): 9, or 9 + N for pytest-xdist's
+#: worker gwN, so that two workers' sites never meet.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+REDIS_URL = os.environ.get(
+    "COFFEETABLE_TEST_REDIS", f"redis://127.0.0.1:6379/{9 + int(_WORKER or 0)}"
+)
 ROOT = Path(__file__).resolve().parents[2]
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
