@@ -26,10 +26,12 @@ from coffeetable.server.storage.errors import (
     StorageError,
 )
 from coffeetable.server.storage.records import (
+    ChatLine,
     GameTable,
     LeaderboardEntry,
     Rating,
     RatingChange,
+    Report,
     Seat,
     SeatKind,
     StoredAction,
@@ -43,6 +45,7 @@ __all__ = [
     "DEFAULT_RATING",
     "ENV_VAR",
     "AlreadyExistsError",
+    "ChatLine",
     "DatabaseURLError",
     "DuplicateNameError",
     "GameTable",
@@ -50,6 +53,7 @@ __all__ = [
     "NotFoundError",
     "Rating",
     "RatingChange",
+    "Report",
     "Seat",
     "SeatKind",
     "SqlStorage",
