@@ -34,6 +34,7 @@ from coffeetable.core.record import GameRecord
 from coffeetable.core.registry import find_game, game_names
 from coffeetable.server import auth
 from coffeetable.server.bots import SEAT_BOTS
+from coffeetable.server.chat_routes import RouteHelpers, add_chat_routes
 from coffeetable.server.gamedata import game_data
 from coffeetable.server.guard import EdgeGuard
 from coffeetable.server.livetable import (
@@ -47,6 +48,8 @@ from coffeetable.server.livetable import (
 )
 from coffeetable.server.node import Node, Settings
 from coffeetable.server.protocol import (
+    LOBBY_TYPES,
+    Chat,
     ErrorCode,
     ProtocolError,
     Sync,
@@ -338,7 +341,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         "/api/login",
         tags=["accounts"],
         dependencies=[Depends(rate_limited)],
-        responses=errors(401, 429, changing=True),
+        responses=errors(401, 403, 429, changing=True),
     )
     async def login(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
         storage: Storage = request.app.state.storage
@@ -358,6 +361,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if user is None or not good:
             await failures.check(name_key)
             raise ApiError(401, "bad_login", "wrong name or password")
+        if user.suspended:
+            raise ApiError(403, "suspended", "this account is suspended")
         return await _login(request, response, storage, user)
 
     @app.post(
@@ -716,19 +721,61 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             {"type": "tables", "tables": [table_json(t, node.match.names) for t in tables]}
         )
         node.feed.clients.add(queue)
+        # the lobby's chat: who is here (their chat lines; whose lines they do not get)
+        user = await _user_from_token(ws.app.state.storage, ws.cookies.get(auth.SESSION_COOKIE))
+        if user is not None:
+            await node.chat.watch(user.id)
+        node.chat.lobby[queue] = user
+        with contextlib.suppress(Exception):
+            history = await node.chat.history(None, user)
+            await ws.send_text(encode_json({"type": "chat_history", "lines": history}))
+        bucket = auth.RateLimiter(settings.message_rate, settings.message_burst)
 
-        async def listen() -> None:  # the lobby socket only listens for the close
+        async def listen() -> None:  # the lobby socket listens for chat lines and pings
             while True:
                 message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
                     raise WebSocketDisconnect(message.get("code", 1000))
-                if message.get("text") is None:
+                raw = message.get("text")
+                if raw is None:
                     await ws.send_text(encode_json(_binary_refused()))
+                    continue
+                if not bucket.allow("ws"):
+                    await ws.send_text(
+                        encode_json(
+                            error_message(ErrorCode.RATE_LIMITED, "too many messages; slow down")
+                        )
+                    )
+                    continue
+                parsed = None
+                try:
+                    parsed = parse_client_message(raw, LOBBY_TYPES)
+                    if isinstance(parsed, Chat):
+                        await node.chat.say_in_lobby(user, parsed)
+                    else:
+                        await ws.send_text(encode_json({"type": "pong", "ref": parsed.ref}))  # type: ignore[union-attr]
+                except ProtocolError as exc:
+                    ref = getattr(parsed, "ref", None)
+                    extra = {"ref": ref} if ref is not None else {}
+                    await ws.send_text(encode_json(error_message(exc.code, exc.message, **extra)))
+                except Exception:
+                    log.exception("error on the lobby socket")
+                    await ws.send_text(
+                        encode_json(
+                            error_message(
+                                ErrorCode.SERVER,
+                                "something went wrong on our side; nothing changed",
+                            )
+                        )
+                    )
 
         try:
             await _pump(ws, queue, listen, lambda: 1012 if node.stopping else 1008)
         finally:
             node.feed.clients.discard(queue)
+            node.chat.lobby.pop(queue, None)
+            if user is not None:
+                node.chat.unwatch(user.id)
 
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(ws: WebSocket, table_id: str) -> None:
@@ -755,8 +802,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if user is not None and token:
             client.session = auth.token_hash(token)
             node.socket_opened(user.id, client)
+        if user is not None:
+            await node.chat.watch(user.id)  # whose chat lines this user does not get
         live.clients.add(client)
         client.send(svc.snapshot(live, client))
+        with contextlib.suppress(Exception):  # the chat is not worth the game: a failed read
+            history = await node.chat.history(table_id, user)
+            client.send({"type": "chat_history", "lines": history})
         bucket = auth.RateLimiter(settings.message_rate, settings.message_burst)
 
         async def receive() -> None:
@@ -782,6 +834,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                         client.send({"type": "pong", "ref": message.ref})
                     elif isinstance(message, Undo):
                         await svc.undo(live, client, message.version)
+                    elif isinstance(message, Chat):
+                        await node.chat.say_at_table(live, client, message)
                     else:
                         await svc.act(live, client, message.version, message.action)
                 except ProtocolError as exc:
@@ -804,6 +858,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             live.clients.discard(client)
             if user is not None:
                 node.socket_closed(user.id, client)
+                node.chat.unwatch(user.id)
             svc.release(live)
 
     async def _pump(
@@ -847,6 +902,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if table.private and seat_of(table, user) is not None:
             out["invite"] = table.invite_token
         return out
+
+    # chat history, mute and block, reports, admins (chat_routes.py)
+    add_chat_routes(app, RouteHelpers(current_user, require_user, _readable, errors, too_many))
 
     # the browser client: static files, no build step (src/coffeetable/web/static)
     app.mount("/", StaticFiles(directory=WEB_ROOT, html=True, check_dir=False), name="web")
@@ -905,11 +963,12 @@ async def _user_from_token(storage: Storage, token: str | None) -> User | None:
     session = await storage.get_session(auth.token_hash(token))
     if session is None:
         return None
-    return await storage.get_user(session.user_id)
+    user = await storage.get_user(session.user_id)
+    return None if user is None or user.suspended else user
 
 
 def user_json(user: User) -> dict[str, Any]:
-    return {"id": user.id, "name": user.name, "guest": user.is_guest}
+    return {"id": user.id, "name": user.name, "guest": user.is_guest, "admin": user.is_admin}
 
 
 def app_from_env() -> FastAPI:

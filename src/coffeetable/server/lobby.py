@@ -198,6 +198,14 @@ class LobbyService:
                 raise TableError(403, "private", "this table is private: use its invite link")
             if meta.rated and user.is_guest:
                 raise TableError(403, "guest", "guests cannot play rated games; register first")
+            # nobody sits down with a player who blocked them, nor at their table
+            people = [s.user_id for s in meta.seats if s.user_id is not None]
+            if meta.created_by is not None:
+                people.append(meta.created_by)
+            if await self.storage.blockers_among(user.id, people):
+                raise TableError(
+                    403, "blocked", "a player at this table has blocked you: you cannot join it"
+                )
             free = [i for i, s in enumerate(meta.seats) if s.kind == "open"]
             chosen = seat
             if chosen is None:
