@@ -95,7 +95,7 @@ def test_players_and_spectators_chat_both_ways_and_spectators_are_marked(
     ana_ws = ana.socket(table["id"])
     ben_ws = ben.socket(table["id"])  # not seated: a spectator
     for ws in (ana_ws, ben_ws):
-        assert _next(ws, "chat_history")["lines"] == []
+        assert _next(ws, "snapshot")["chat"] == []
     _say(ana_ws, "hello, anyone <b>here</b>?")
     for ws in (ana_ws, ben_ws):
         line = _next(ws, "chat")["line"]
@@ -108,7 +108,7 @@ def test_players_and_spectators_chat_both_ways_and_spectators_are_marked(
         assert line["preset"] == "good_luck" and line["text"] is None
     # a later socket gets both in its history, oldest first
     again = ben.socket(table["id"])
-    history = _next(again, "chat_history")["lines"]
+    history = _next(again, "snapshot")["chat"]
     assert [(x["user"], x["text"], x["preset"]) for x in history] == [
         (ana.name, "hello, anyone <b>here</b>?", None),
         (ben.name, None, "good_luck"),
@@ -124,7 +124,7 @@ def test_a_line_is_normalised_and_bounded(server: ServerProcess) -> None:
     ana = Player(server).guest()
     table = _table(ana)
     ws = ana.socket(table["id"])
-    _next(ws, "chat_history")
+    _next(ws, "snapshot")
     _say(ws, "  good \n\n move\t ")
     assert _next(ws, "chat")["line"]["text"] == "good move"
     _say(ws, "x" * 500)
@@ -158,7 +158,7 @@ def test_bad_chat_messages_get_a_clear_error_and_change_nothing(
     table = _table(ana)
     ana_ws, ben_ws = ana.socket(table["id"]), ben.socket(table["id"])
     for ws in (ana_ws, ben_ws):
-        _next(ws, "chat_history")
+        _next(ws, "snapshot")
     ana_ws.send({**message, "ref": "r1"} if code != "too_large" else message)
     error = _next(ana_ws, "error")
     assert error["code"] == code and error["message"]
@@ -175,7 +175,7 @@ def test_a_spectator_who_is_not_logged_in_reads_but_cannot_chat(server: ServerPr
     table = _table(ana)
     nobody = Player(server)
     watcher, ana_ws = nobody.socket(table["id"]), ana.socket(table["id"])
-    _next(watcher, "chat_history")
+    _next(watcher, "snapshot")
     _say(watcher, "hi")
     assert _next(watcher, "error")["code"] == "login"
     _say(ana_ws, preset="hello")
@@ -251,7 +251,7 @@ def test_lobby_chat_over_the_lobby_socket(server: ServerProcess) -> None:
     ana, ben = Player(server).guest(), Player(server).guest()
     with _lobby(ana, server) as a, _lobby(ben, server) as b, _lobby(None, server) as anon:
         for ws in (a, b, anon):
-            _lobby_until(ws, "chat_history")
+            _lobby_until(ws, "tables")
         a.send(json.dumps({"type": "chat", "text": "anyone for Café?"}))
         for ws in (a, b, anon):
             line = _lobby_until(ws, "chat")["line"]
@@ -268,6 +268,9 @@ def test_lobby_chat_over_the_lobby_socket(server: ServerProcess) -> None:
         assert _lobby_until(b, "pong")["ref"] == "p"
     texts = [x["text"] for x in ana.http.get("/api/lobby/chat").json()["lines"]]
     assert "anyone for Café?" in texts and "me!" not in texts
+    with _lobby(None, server) as later:  # a new lobby socket gets the last lines at once
+        first = _lobby_until(later, "tables")
+        assert "anyone for Café?" in [x["text"] for x in first["chat"]]
 
 
 # ==== mute and block ==========================================================================
@@ -278,7 +281,7 @@ def test_a_muted_players_lines_are_hidden_from_the_one_who_muted_them_only(
     table = _table(ana)
     ws = {p.name: p.socket(table["id"]) for p in (ana, ben, cy)}
     for s in ws.values():
-        _next(s, "chat_history")
+        _next(s, "snapshot")
     _say(ws[ben.name], "before the mute")
     for s in ws.values():
         _next(s, "chat")
@@ -289,8 +292,8 @@ def test_a_muted_players_lines_are_hidden_from_the_one_who_muted_them_only(
     assert _quiet(ws[ana.name]) == []
     # everywhere: in the lobby too, and in the histories
     with _lobby(ana, server) as lobby_a, _lobby(cy, server) as lobby_c:
-        _lobby_until(lobby_a, "chat_history")
-        _lobby_until(lobby_c, "chat_history")
+        _lobby_until(lobby_a, "tables")
+        _lobby_until(lobby_c, "tables")
         ws[ben.name].close()
         with _lobby(ben, server) as lobby_b:
             lobby_b.send(json.dumps({"type": "chat", "preset": "hello"}))
@@ -335,7 +338,7 @@ def test_a_blocked_user_cannot_join_the_blockers_tables_nor_reach_them_in_chat(
     # ... while the one who blocked may still join theirs, and the blocked one may watch
     watching = ben.socket(other["id"])
     mine = ana.socket(other["id"])
-    _next(mine, "chat_history")
+    _next(mine, "snapshot")
     _say(watching, "let me in")
     _next(watching, "chat")
     assert _quiet(mine) == []
@@ -411,7 +414,7 @@ def test_a_suspended_account_is_logged_out_at_once_and_cannot_log_in(
     name = troll.name
     table = _table(troll)
     ws = troll.socket(table["id"])
-    _next(ws, "chat_history")
+    _next(ws, "snapshot")
     assert _error(root.post(f"/api/admin/users/{root.name}/suspend")) == (400, "yourself")
     r = root.post(f"/api/admin/users/{name}/suspend")
     assert r.json() == {"name": name, "suspended": True}

@@ -51,6 +51,7 @@ from coffeetable.server.protocol import (
     LOBBY_TYPES,
     Chat,
     ErrorCode,
+    Ping,
     ProtocolError,
     Sync,
     Undo,
@@ -717,19 +718,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         tables = await node.storage.list_tables(["open", "running"], limit=LOBBY_SIZE)
         for table in tables:
             await node.match.learn_names(table.seats, table.created_by)
-        await ws.send_json(
-            {"type": "tables", "tables": [table_json(t, node.match.names) for t in tables]}
-        )
-        node.feed.clients.add(queue)
         # the lobby's chat: who is here (their chat lines; whose lines they do not get)
         user = await _user_from_token(ws.app.state.storage, ws.cookies.get(auth.SESSION_COOKIE))
-        if user is not None:
-            await node.chat.watch(user.id)
-        node.chat.lobby[queue] = user
-        with contextlib.suppress(Exception):
-            history = await node.chat.history(None, user)
-            await ws.send_text(encode_json({"type": "chat_history", "lines": history}))
         bucket = auth.RateLimiter(settings.message_rate, settings.message_burst)
+
+        def reply(message: dict[str, Any]) -> None:  # through the queue: one sender
+            with contextlib.suppress(asyncio.QueueFull):
+                queue.put_nowait(message)
 
         async def listen() -> None:  # the lobby socket listens for chat lines and pings
             while True:
@@ -738,38 +733,43 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     raise WebSocketDisconnect(message.get("code", 1000))
                 raw = message.get("text")
                 if raw is None:
-                    await ws.send_text(encode_json(_binary_refused()))
+                    reply(_binary_refused())
                     continue
                 if not bucket.allow("ws"):
-                    await ws.send_text(
-                        encode_json(
-                            error_message(ErrorCode.RATE_LIMITED, "too many messages; slow down")
-                        )
-                    )
+                    reply(error_message(ErrorCode.RATE_LIMITED, "too many messages; slow down"))
                     continue
                 parsed = None
                 try:
                     parsed = parse_client_message(raw, LOBBY_TYPES)
                     if isinstance(parsed, Chat):
                         await node.chat.say_in_lobby(user, parsed)
-                    else:
-                        await ws.send_text(encode_json({"type": "pong", "ref": parsed.ref}))  # type: ignore[union-attr]
+                    elif isinstance(parsed, Ping):
+                        reply({"type": "pong", "ref": parsed.ref})
                 except ProtocolError as exc:
                     ref = getattr(parsed, "ref", None)
-                    extra = {"ref": ref} if ref is not None else {}
-                    await ws.send_text(encode_json(error_message(exc.code, exc.message, **extra)))
+                    reply(error_message(exc.code, exc.message, **({"ref": ref} if ref else {})))
                 except Exception:
                     log.exception("error on the lobby socket")
-                    await ws.send_text(
-                        encode_json(
-                            error_message(
-                                ErrorCode.SERVER,
-                                "something went wrong on our side; nothing changed",
-                            )
+                    reply(
+                        error_message(
+                            ErrorCode.SERVER, "something went wrong on our side; nothing changed"
                         )
                     )
 
+        if user is not None:
+            await node.chat.watch(user.id)
+        node.chat.lobby[queue] = user  # (first: a line said meanwhile waits in the queue)
         try:
+            first: dict[str, Any] = {
+                "type": "tables",
+                "tables": [table_json(t, node.match.names) for t in tables],
+            }
+            try:  # with the chat's last lines
+                first["chat"] = await node.chat.history(None, user)
+            except Exception:
+                log.exception("could not read the lobby's chat")
+            await ws.send_text(encode_json(first))
+            node.feed.clients.add(queue)
             await _pump(ws, queue, listen, lambda: 1012 if node.stopping else 1008)
         finally:
             node.feed.clients.discard(queue)
@@ -804,11 +804,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             node.socket_opened(user.id, client)
         if user is not None:
             await node.chat.watch(user.id)  # whose chat lines this user does not get
-        live.clients.add(client)
-        client.send(svc.snapshot(live, client))
-        with contextlib.suppress(Exception):  # the chat is not worth the game: a failed read
-            history = await node.chat.history(table_id, user)
-            client.send({"type": "chat_history", "lines": history})
+        live.clients.add(client)  # (first: a line said meanwhile comes live, not lost)
+        try:  # the first snapshot carries the chat's last lines
+            history: list[dict[str, Any]] | None = await node.chat.history(table_id, user)
+        except Exception:  # the chat is not worth the game: a failed read leaves it out
+            log.exception("could not read the chat of table %s", table_id)
+            history = None
+        first = svc.snapshot(live, client)
+        if history is not None:
+            first["chat"] = history
+        client.send(first)
         bucket = auth.RateLimiter(settings.message_rate, settings.message_burst)
 
         async def receive() -> None:

@@ -7,6 +7,7 @@
 //          #/profile/NAME ratings of a player
 //          #/leaderboard  leaderboards
 //          #/help/GAME    How to play (cafe, coffee-rush)
+//          #/admin        reports and suspensions (admins only)
 
 import { api } from "./api.js";
 import { $, button, h, mount } from "./dom.js";
@@ -62,6 +63,7 @@ const routes = {
   profile: (parts) => import("./profile.js").then((m) => m.profileView(parts[1] || (session.user && session.user.name))),
   help: (parts) => import("./help.js").then((m) => m.helpView(parts[1])),
   leaderboard: (parts) => import("./profile.js").then((m) => m.leaderboardView(parts[1])),
+  admin: () => import("./admin.js").then((m) => m.adminView()),
 };
 
 async function route() {
@@ -94,6 +96,7 @@ export function renderHeader() {
     link("#/", "lobby", here === "" || here === "lobby"),
     link("#/leaderboard", "leaderboard", here === "leaderboard"),
     session.user && !session.user.guest ? link("#/profile", "profile", here === "profile") : null,
+    session.user && session.user.admin ? link("#/admin", "admin", here === "admin") : null,
   );
   const box = $("#user-box");
   if (session.user) {

@@ -5,6 +5,7 @@ import { gamesInfo, go, requireLogin, session, toast } from "./app.js";
 import {
   botName, clockSummary, rememberHost, gameTitle, mySeat, optionsSummary, seatBadge, statusText,
 } from "./common.js";
+import { lobbyChat } from "./chat.js";
 import { button, h, mount, requestId } from "./dom.js";
 import { has, t, tn } from "./i18n.js";
 import { introBox } from "./intro.js";
@@ -18,10 +19,11 @@ export function limitText(seconds) {
 }
 
 class LobbySocket {
-  constructor(onTables, onTable, onStatus) {
+  constructor(onTables, onTable, onStatus, onChat = null) {
     this.onTables = onTables;
     this.onTable = onTable;
     this.onStatus = onStatus;
+    this.onChat = onChat; // chat.js: the lines (`tables`' chat, `chat`) and errors
     this.closed = false;
     this.delay = 500;
     this.connect();
@@ -40,6 +42,7 @@ class LobbySocket {
       const msg = JSON.parse(event.data);
       if (msg.type === "tables") this.onTables(msg.tables);
       else if (msg.type === "table") this.onTable(msg.table);
+      if (this.onChat && (msg.type === "chat" || msg.type === "error" || msg.chat)) this.onChat(msg);
     };
     ws.onclose = () => {
       if (this.closed || this.ws !== ws) return;
@@ -47,6 +50,12 @@ class LobbySocket {
       setTimeout(() => this.connect(), this.delay);
       this.delay = Math.min(this.delay * 2, 8000);
     };
+  }
+
+  send(message) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(message));
+    return true;
   }
 
   close() {
@@ -331,12 +340,13 @@ export function lobbyView() {
     renderCreate();
   }
 
+  const chat = lobbyChat({ send: (message) => !!socket && socket.send(message) });
   const intro = introBox();
   mount(el,
     intro.el,
     h("div", { class: "lobby-grid" },
       h("div", { class: "lobby-main" }, listBox, finishedBox),
-      h("aside", { class: "lobby-side" }, createBox)));
+      h("aside", { class: "lobby-side" }, createBox, chat.el)));
 
   return {
     el,
@@ -350,6 +360,11 @@ export function lobbyView() {
           renderList();
         },
         (ok) => { connected = ok; renderList(); },
+        (msg) => {
+          if (msg.type === "tables") chat.reset(msg.chat);
+          else if (msg.type === "chat") chat.add(msg.line);
+          else if (msg.type === "error" && !chat.error(msg)) toast(errorText(msg));
+        },
       );
       try {
         games = await gamesInfo();
@@ -361,6 +376,6 @@ export function lobbyView() {
       }
     },
     unmount() { if (socket) socket.close(); },
-    relabel() { intro.relabel(); renderAll(); },
+    relabel() { intro.relabel(); chat.render(); renderAll(); },
   };
 }
