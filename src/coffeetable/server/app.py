@@ -719,7 +719,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         for table in tables:
             await node.match.learn_names(table.seats, table.created_by)
         # the lobby's chat: who is here (their chat lines; whose lines they do not get)
-        user = await _user_from_token(ws.app.state.storage, ws.cookies.get(auth.SESSION_COOKIE))
+        token = ws.cookies.get(auth.SESSION_COOKIE)
+        user = await _user_from_token(ws.app.state.storage, token)
         bucket = auth.RateLimiter(settings.message_rate, settings.message_burst)
 
         def reply(message: dict[str, Any]) -> None:  # through the queue: one sender
@@ -742,7 +743,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 try:
                     parsed = parse_client_message(raw, LOBBY_TYPES)
                     if isinstance(parsed, Chat):
-                        await node.chat.say_in_lobby(user, parsed)
+                        # the session may have ended since the socket opened (a logout, a
+                        # suspension): the lobby socket is not closed then, so ask again
+                        now = await _user_from_token(node.storage, token)
+                        speaker = now if user is not None and now is not None else None
+                        await node.chat.say_in_lobby(speaker, parsed)
                     elif isinstance(parsed, Ping):
                         reply({"type": "pong", "ref": parsed.ref})
                 except ProtocolError as exc:
