@@ -415,15 +415,14 @@ def test_a_suspended_account_is_logged_out_at_once_and_cannot_log_in(
     table = _table(troll)
     ws = troll.socket(table["id"])
     _next(ws, "snapshot")
-    lobby = _lobby(troll, server)
-    _lobby_until(lobby, "tables")
-    assert _error(root.post(f"/api/admin/users/{root.name}/suspend")) == (400, "yourself")
-    r = root.post(f"/api/admin/users/{name}/suspend")
-    assert r.json() == {"name": name, "suspended": True}
-    # a lobby socket opened before says nothing more
-    lobby.send(json.dumps({"type": "chat", "text": "still here"}))
-    assert _lobby_until(lobby, "error")["code"] == "login"
-    lobby.close()
+    with _lobby(troll, server) as lobby:
+        _lobby_until(lobby, "tables")
+        assert _error(root.post(f"/api/admin/users/{root.name}/suspend")) == (400, "yourself")
+        r = root.post(f"/api/admin/users/{name}/suspend")
+        assert r.json() == {"name": name, "suspended": True}
+        # a lobby socket opened before says nothing more
+        lobby.send(json.dumps({"type": "chat", "text": "still here"}))
+        assert _lobby_until(lobby, "error")["code"] == "login"
     assert "still here" not in root.http.get("/api/lobby/chat").text
     with pytest.raises(ConnectionClosed) as closed:
         while True:
