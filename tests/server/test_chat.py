@@ -230,6 +230,10 @@ def test_chat_never_reaches_the_record_the_log_or_the_replay_views(server: Serve
         ("SECRET-WORDS-BEFORE", 0),
         ("SECRET-WORDS-AFTER", 1),
     ]
+    # blocked since: no rematch seats them together again
+    assert ana.post(f"/api/users/{ben.name}/block").status_code == 200
+    assert _error(ben.post(f"/api/tables/{table['id']}/rematch")) == (403, "blocked")
+    assert _error(ana.post(f"/api/tables/{table['id']}/rematch")) == (403, "blocked")
     for s in sockets:
         s.close()
 

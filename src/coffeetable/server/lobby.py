@@ -279,6 +279,12 @@ class LobbyService:
             raise TableError(409, "not_finished", "a rematch is for a finished game")
         if seat_of(old, user) is None:
             raise TableError(403, "not_seated", "only the players of a game can ask for a rematch")
+        people = {s.user_id for s in old.seats if s.user_id is not None}
+        for person in people:  # nobody is seated again with a player who blocked them
+            if await self.storage.blockers_among(person, people):
+                raise TableError(
+                    403, "blocked", "a player of this game has blocked another: no rematch"
+                )
         seats = [Seat(s.kind, user_id=s.user_id) if s.kind == "human" else s for s in old.seats]
         table = await self.storage.create_table(
             secrets.token_urlsafe(6),
