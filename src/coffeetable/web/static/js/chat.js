@@ -67,9 +67,14 @@ function lineEl(line, { menu = null } = {}) {
 function nameMenu(line, anchor, onChange) {
   document.querySelector(".chat-menu")?.remove();
   const name = line.user;
-  const close = () => { box.remove(); document.removeEventListener("click", outside, true); };
+  const close = () => {
+    box.remove();
+    document.removeEventListener("click", outside, true);
+    document.removeEventListener("keydown", escape);
+  };
   const outside = (event) => { if (!box.contains(event.target) && event.target !== anchor) close(); };
-  const toggle = async (path, key, set) => {
+  const escape = (event) => { if (event.key === "Escape") { close(); anchor.focus(); } };
+  const toggle = async (path, key) => {
     try {
       const lists = await api.post(`/api/users/${encodeURIComponent(name)}/${path}`);
       moderation.muted = new Set(lists.muted);
@@ -80,7 +85,6 @@ function nameMenu(line, anchor, onChange) {
       toast(errorText(err));
     }
     close();
-    return set;
   };
   const report = (withLine) => {
     close();
@@ -99,6 +103,7 @@ function nameMenu(line, anchor, onChange) {
   box.style.setProperty("left", `${Math.round(Math.max(4, rect.left + window.scrollX))}px`);
   document.body.appendChild(box);
   setTimeout(() => document.addEventListener("click", outside, true));
+  document.addEventListener("keydown", escape);
   box.querySelector("button")?.focus();
 }
 
@@ -107,7 +112,9 @@ function reportDialog(name, line) {
   document.querySelector(".chat-report")?.remove();
   const reason = h("textarea", { id: "report-reason", maxlength: MAX_CHARS, rows: 3, required: true });
   const box = h("div", { class: "chat-report-backdrop" });
-  const close = () => box.remove();
+  const close = () => { box.remove(); document.removeEventListener("keydown", escape); };
+  const escape = (event) => { if (event.key === "Escape") close(); };
+  document.addEventListener("keydown", escape);
   const send = async () => {
     const text = reason.value.trim();
     if (!text) { reason.focus(); return; }
