@@ -409,6 +409,16 @@ def test_a_report_reaches_the_admin_with_the_words_and_their_context(
     b.close()
 
 
+def test_reports_are_rate_limited_and_refused_ones_do_not_count(server: ServerProcess) -> None:
+    ana, ben = Player(server).guest(), Player(server).guest()
+    for _ in range(3):  # refused: they take nothing from the limit
+        assert _error(ana.post("/api/reports", name=ben.name, reason=" ")) == (400, "invalid")
+    for i in range(5):
+        assert ana.post("/api/reports", name=ben.name, reason=f"report {i}").status_code == 201
+    r = ana.post("/api/reports", name=ben.name, reason="one too many")
+    assert _error(r) == (429, "rate_limited") and int(r.headers["Retry-After"]) >= 1
+
+
 def test_a_suspended_account_is_logged_out_at_once_and_cannot_log_in(
     server: ServerProcess,
 ) -> None:

@@ -128,6 +128,7 @@ def test_a_blocked_player_is_refused_at_the_table_and_unheard(
             c.page.wait_for_selector("#lobby-chat-input")
         _say(ben, "lobby-chat", "want to play?")
         line = _line(ana, "lobby-chat", "want to play?")
+        ana.screenshot(shots, "chat-lobby", full_page=False)
         line.locator("button.chat-name").click()
         ana.page.locator(".chat-menu [data-action='block']").click()
         ana.page.wait_for_selector(".toast.info")
