@@ -345,8 +345,8 @@ export function lobbyView() {
   mount(el,
     intro.el,
     h("div", { class: "lobby-grid" },
-      h("div", { class: "lobby-main" }, listBox, finishedBox),
-      h("aside", { class: "lobby-side" }, createBox, chat.el)));
+      h("div", { class: "lobby-main" }, listBox, chat.el, finishedBox),
+      h("aside", { class: "lobby-side" }, createBox)));
 
   return {
     el,
