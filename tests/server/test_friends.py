@@ -113,3 +113,23 @@ def test_a_declined_invitation_and_a_started_table_leave_the_list(server: Server
     assert bo.http.get("/api/invitations").json() == []
     # a started table takes no invitation
     assert _error(ana.post(f"/api/tables/{second}/invite", name=bo.name)) == (409, "not_open")
+
+
+def test_a_block_ends_the_friendship_and_stops_requests_and_invitations(
+    server: ServerProcess,
+) -> None:
+    ana, bo = _registered(server, "Ana"), _registered(server, "Bo")
+    ana.post(f"/api/friends/{bo.name}")
+    bo.post(f"/api/friends/{ana.name}")
+    tid = ana.create("coffee-rush", [{"kind": "human"}, {"kind": "open"}])["id"]
+    assert ana.post(f"/api/tables/{tid}/invite", name=bo.name).json() == {"invited": True}
+    assert bo.post(f"/api/users/{ana.name}/block").status_code == 200
+    # the friendship is over, the invitation is not shown, and neither may ask again
+    assert _states(ana) == [] and _states(bo) == []
+    assert bo.http.get("/api/invitations").json() == []
+    assert _error(ana.post(f"/api/friends/{bo.name}")) == (403, "friend_blocked")
+    assert _error(bo.post(f"/api/friends/{ana.name}")) == (403, "friend_blocked")
+    assert _states(ana) == [] and _states(bo) == []
+    # lifted: they may be friends again
+    assert bo.post(f"/api/users/{ana.name}/unblock").status_code == 200
+    assert ana.post(f"/api/friends/{bo.name}").json()["state"] == "outgoing"

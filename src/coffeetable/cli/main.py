@@ -1,4 +1,4 @@
-"""The `coffeetable` command line: play, sim, inspect, deck check.
+"""The `coffeetable` command line: play, sim, inspect, deck check, serve, admin.
 
 Every error a user can cause prints one line starting with "error:" and exits with code 2.
 """
@@ -237,6 +237,18 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="seconds an idle kept-alive HTTP connection stays open (default 5)",
     )
+    admin = sub.add_parser("admin", help="give or take a site's admin role (reports, suspensions)")
+    admin_sub = admin.add_subparsers(
+        dest="action", required=True, metavar="ACTION", parser_class=_Parser
+    )
+    for action, text in (
+        ("grant", "make the account NAME an admin"),
+        ("revoke", "make the account NAME a player again"),
+    ):
+        one = admin_sub.add_parser(action, help=text)
+        one.add_argument("name", metavar="NAME", help="the account's name")
+        _add_db(one)
+    _add_db(admin_sub.add_parser("list", help="list the admins"))
     worker = sub.add_parser(
         "bot-worker", help="take bot decisions and hints from a site's Redis queue"
     )
@@ -258,6 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "deck": _deck,
         "serve": _serve,
         "bot-worker": _bot_worker,
+        "admin": _admin,
     }
     try:
         return handlers[args.command](args)
@@ -351,6 +364,22 @@ def _serve(args: argparse.Namespace) -> int:
 
     asyncio.run(run())
     return 0
+
+
+def _add_db(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--db",
+        default=None,
+        metavar="URL",
+        help="the site's database (default: $COFFEETABLE_DB, else the user data folder's "
+        "coffeetable.db): sqlite:///PATH or postgresql://USER@HOST:PORT/DB",
+    )
+
+
+def _admin(args: argparse.Namespace) -> int:
+    from coffeetable.cli import admin
+
+    return admin.run(args)
 
 
 def _hide_password(url: str) -> str:

@@ -43,6 +43,7 @@ from coffeetable.core.record import GameRecord
 from coffeetable.core.registry import find_game, game_names
 from coffeetable.server import auth
 from coffeetable.server.bots import SEAT_BOTS
+from coffeetable.server.chat_routes import RouteHelpers, add_chat_routes
 from coffeetable.server.gamedata import game_data
 from coffeetable.server.guard import EdgeGuard
 from coffeetable.server.livetable import (
@@ -56,7 +57,10 @@ from coffeetable.server.livetable import (
 )
 from coffeetable.server.node import Node, Settings
 from coffeetable.server.protocol import (
+    LOBBY_TYPES,
+    Chat,
     ErrorCode,
+    Ping,
     ProtocolError,
     Sync,
     Undo,
@@ -352,7 +356,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         "/api/login",
         tags=["accounts"],
         dependencies=[Depends(rate_limited)],
-        responses=errors(401, 429, changing=True),
+        responses=errors(401, 403, 429, changing=True),
     )
     async def login(body: Credentials, request: Request, response: Response) -> dict[str, Any]:
         storage: Storage = request.app.state.storage
@@ -372,6 +376,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if user is None or not good:
             await failures.check(name_key)
             raise ApiError(401, "bad_login", "wrong name or password")
+        if user.suspended:
+            raise ApiError(403, "suspended", "this account is suspended")
         return await _login(request, response, storage, user)
 
     @app.post(
@@ -806,23 +812,69 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         tables = await node.storage.list_tables(["open", "running"], limit=LOBBY_SIZE)
         for table in tables:
             await node.match.learn_names(table.seats, table.created_by)
-        await ws.send_json(
-            {"type": "tables", "tables": [table_json(t, node.match.names) for t in tables]}
-        )
-        node.feed.clients.add(queue)
+        # the lobby's chat: who is here (their chat lines; whose lines they do not get)
+        token = ws.cookies.get(auth.SESSION_COOKIE)
+        user = await _user_from_token(ws.app.state.storage, token)
+        bucket = auth.RateLimiter(settings.message_rate, settings.message_burst)
 
-        async def listen() -> None:  # the lobby socket only listens for the close
+        def reply(message: dict[str, Any]) -> None:  # through the queue: one sender
+            with contextlib.suppress(asyncio.QueueFull):
+                queue.put_nowait(message)
+
+        async def listen() -> None:  # the lobby socket listens for chat lines and pings
             while True:
                 message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
                     raise WebSocketDisconnect(message.get("code", 1000))
-                if message.get("text") is None:
-                    await ws.send_text(encode_json(_binary_refused()))
+                raw = message.get("text")
+                if raw is None:
+                    reply(_binary_refused())
+                    continue
+                if not bucket.allow("ws"):
+                    reply(error_message(ErrorCode.RATE_LIMITED, "too many messages; slow down"))
+                    continue
+                parsed = None
+                try:
+                    parsed = parse_client_message(raw, LOBBY_TYPES)
+                    if isinstance(parsed, Chat):
+                        # the session may have ended since the socket opened (a logout, a
+                        # suspension): the lobby socket is not closed then, so ask again
+                        now = await _user_from_token(node.storage, token)
+                        speaker = now if user is not None and now is not None else None
+                        await node.chat.say_in_lobby(speaker, parsed)
+                    elif isinstance(parsed, Ping):
+                        reply({"type": "pong", "ref": parsed.ref})
+                except ProtocolError as exc:
+                    ref = getattr(parsed, "ref", None)
+                    reply(error_message(exc.code, exc.message, **({"ref": ref} if ref else {})))
+                except Exception:
+                    log.exception("error on the lobby socket")
+                    reply(
+                        error_message(
+                            ErrorCode.SERVER, "something went wrong on our side; nothing changed"
+                        )
+                    )
 
+        if user is not None:
+            await node.chat.watch(user.id)
+        node.chat.lobby[queue] = user  # (first: a line said meanwhile waits in the queue)
         try:
+            first: dict[str, Any] = {
+                "type": "tables",
+                "tables": [table_json(t, node.match.names) for t in tables],
+            }
+            try:  # with the chat's last lines
+                first["chat"] = await node.chat.history(None, user)
+            except Exception:
+                log.exception("could not read the lobby's chat")
+            await ws.send_text(encode_json(first))
+            node.feed.clients.add(queue)
             await _pump(ws, queue, listen, lambda: 1012 if node.stopping else 1008)
         finally:
             node.feed.clients.discard(queue)
+            node.chat.lobby.pop(queue, None)
+            if user is not None:
+                node.chat.unwatch(user.id)
 
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(ws: WebSocket, table_id: str) -> None:
@@ -849,8 +901,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if user is not None and token:
             client.session = auth.token_hash(token)
             node.socket_opened(user.id, client)
-        live.clients.add(client)
-        client.send(svc.snapshot(live, client))
+        if user is not None:
+            await node.chat.watch(user.id)  # whose chat lines this user does not get
+        live.clients.add(client)  # (first: a line said meanwhile comes live, not lost)
+        try:  # the first snapshot carries the chat's last lines
+            history: list[dict[str, Any]] | None = await node.chat.history(table_id, user)
+        except Exception:  # the chat is not worth the game: a failed read leaves it out
+            log.exception("could not read the chat of table %s", table_id)
+            history = None
+        first = svc.snapshot(live, client)
+        if history is not None:
+            first["chat"] = history
+        client.send(first)
         bucket = auth.RateLimiter(settings.message_rate, settings.message_burst)
 
         async def receive() -> None:
@@ -876,6 +938,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                         client.send({"type": "pong", "ref": message.ref})
                     elif isinstance(message, Undo):
                         await svc.undo(live, client, message.version)
+                    elif isinstance(message, Chat):
+                        await node.chat.say_at_table(live, client, message)
                     else:
                         await svc.act(live, client, message.version, message.action)
                 except ProtocolError as exc:
@@ -898,6 +962,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             live.clients.discard(client)
             if user is not None:
                 node.socket_closed(user.id, client)
+                node.chat.unwatch(user.id)
             svc.release(live)
 
     async def _pump(
@@ -941,6 +1006,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if table.private and seat_of(table, user) is not None:
             out["invite"] = table.invite_token
         return out
+
+    # chat history, mute and block, reports, admins (chat_routes.py)
+    add_chat_routes(app, RouteHelpers(current_user, require_user, _readable, errors, too_many))
 
     # the browser client: static files, no build step (src/coffeetable/web/static)
     app.mount("/", StaticFiles(directory=WEB_ROOT, html=True, check_dir=False), name="web")
@@ -999,11 +1067,12 @@ async def _user_from_token(storage: Storage, token: str | None) -> User | None:
     session = await storage.get_session(auth.token_hash(token))
     if session is None:
         return None
-    return await storage.get_user(session.user_id)
+    user = await storage.get_user(session.user_id)
+    return None if user is None or user.suspended else user
 
 
 def user_json(user: User) -> dict[str, Any]:
-    return {"id": user.id, "name": user.name, "guest": user.is_guest}
+    return {"id": user.id, "name": user.name, "guest": user.is_guest, "admin": user.is_admin}
 
 
 def app_from_env() -> FastAPI:

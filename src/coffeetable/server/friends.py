@@ -55,15 +55,27 @@ class FriendService:
         if other.id == user.id:
             raise TableError(400, "invalid", "you cannot be your own friend")
         if other.is_guest:
-            raise TableError(403, "guest_friends", "guests have no friends list; they cannot be asked")
+            raise TableError(
+                403, "guest_friends", "guests have no friends list; they cannot be asked"
+            )
         return other
 
     async def of(self, user: User) -> list[Friend]:
         return await self.storage.friends(user.id)
 
+    async def _refuse_blocked(self, user: User, other: User) -> None:
+        """Nothing passes between two users when either blocked the other (moderation.py)."""
+        if await self.storage.is_blocked(other.id, user.id) or await self.storage.is_blocked(
+            user.id, other.id
+        ):
+            raise TableError(
+                403, "friend_blocked", "one of you blocked the other: no requests or invitations"
+            )
+
     async def request(self, user: User, name: str) -> Friend:
         """Ask `name` to be friends, or accept their request."""
         other = await self._other(user, name)
+        await self._refuse_blocked(user, other)
         mine = await self.storage.friends(user.id)
         if not any(f.user_id == other.id for f in mine) and len(mine) >= MAX_FRIENDS:
             raise TableError(409, "too_many_friends", f"at most {MAX_FRIENDS} friends and requests")
@@ -96,6 +108,7 @@ class FriendService:
             raise TableError(403, "not_friend", "you may invite your friends only")
         if seat_of(table, other) is not None:
             raise TableError(409, "friend_seated", "this player sits at the table already")
+        await self._refuse_blocked(user, other)
         try:
             new = await self.storage.invite(table_id, user.id, other.id)
         except NotFoundError:
@@ -114,6 +127,8 @@ class FriendService:
                 continue
             if table.status != "open" or seat_of(table, user) is not None:
                 continue
+            if await self.storage.is_blocked(user.id, invitation.from_user_id):
+                continue  # blocked after inviting
             out.append(InvitationView(table, invitation.from_name, invitation.created_at))
         return out
 

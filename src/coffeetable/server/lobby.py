@@ -198,6 +198,14 @@ class LobbyService:
                 raise TableError(403, "private", "this table is private: use its invite link")
             if meta.rated and user.is_guest:
                 raise TableError(403, "guest", "guests cannot play rated games; register first")
+            # nobody sits down with a player who blocked them, nor at their table
+            people = [s.user_id for s in meta.seats if s.user_id is not None]
+            if meta.created_by is not None:
+                people.append(meta.created_by)
+            if await self.storage.blockers_among(user.id, people):
+                raise TableError(
+                    403, "blocked", "a player at this table has blocked you: you cannot join it"
+                )
             free = [i for i, s in enumerate(meta.seats) if s.kind == "open"]
             chosen = seat
             if chosen is None:
@@ -271,6 +279,12 @@ class LobbyService:
             raise TableError(409, "not_finished", "a rematch is for a finished game")
         if seat_of(old, user) is None:
             raise TableError(403, "not_seated", "only the players of a game can ask for a rematch")
+        people = {s.user_id for s in old.seats if s.user_id is not None}
+        for person in people:  # nobody is seated again with a player who blocked them
+            if await self.storage.blockers_among(person, people):
+                raise TableError(
+                    403, "blocked", "a player of this game has blocked another: no rematch"
+                )
         seats = [Seat(s.kind, user_id=s.user_id) if s.kind == "human" else s for s in old.seats]
         table = await self.storage.create_table(
             secrets.token_urlsafe(6),

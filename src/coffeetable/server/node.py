@@ -29,12 +29,14 @@ from pydantic import BaseModel, Field
 from coffeetable.core.errors import DataError
 from coffeetable.server import auth
 from coffeetable.server.bus import LOBBY, USERS, Bus, MemoryBus, RedisBus
+from coffeetable.server.chat import LOBBY_CHAT, ChatService
 from coffeetable.server.driver import Driver
 from coffeetable.server.friends import FriendService
 from coffeetable.server.jobs import Jobs, PoolJobs, RedisJobs
 from coffeetable.server.leases import Leases, RedisLeases, SoleLeases
 from coffeetable.server.lobby import LobbyFeed, LobbyService
 from coffeetable.server.match import MatchService
+from coffeetable.server.moderation import ModerationService
 from coffeetable.server.replays import ReplayService
 from coffeetable.server.storage import Storage, default_database_url, open_storage
 
@@ -74,6 +76,12 @@ class Settings(BaseModel):
     #: friend requests and invitations per user: a burst of 20, then one every 5 seconds
     friend_rate: float = 0.2
     friend_burst: int = 20
+    #: chat lines per user (site-wide): a burst, then one every 2 seconds
+    chat_rate: float = 0.5
+    chat_burst: int = Field(default_factory=lambda: _env_int("COFFEETABLE_CHAT_BURST", 8))
+    #: reports per user: a burst of 5, then one a minute
+    report_rate: float = 1 / 60
+    report_burst: int = 5
     #: open WebSockets per client address on this node
     sockets_per_address: int = Field(
         default_factory=lambda: _env_int("COFFEETABLE_SOCKETS_PER_ADDRESS", 32)
@@ -172,6 +180,11 @@ class Node:
         self.login_failures: RateLimits
         self.table_limits: RateLimits
         self.hint_limits: RateLimits
+        #: chat lines and reports per user
+        self.chat_limits: RateLimits
+        self.report_limits: RateLimits
+        self.chat: ChatService
+        self.moderation: ModerationService
         #: sockets of each user on this node (closed when the user logs out, on any node)
         self.user_sockets: dict[int, set[Any]] = {}
         self._housekeeping: asyncio.Task[None] | None = None
@@ -221,12 +234,27 @@ class Node:
             settings.friend_rate, settings.friend_burst, self.redis, "friends"
         )
         self.friends = FriendService(self.storage, self.lobby)
+        self.chat_limits = RateLimits(settings.chat_rate, settings.chat_burst, self.redis, "chat")
+        self.report_limits = RateLimits(
+            settings.report_rate, settings.report_burst, self.redis, "report"
+        )
+        self.chat = ChatService(
+            self.storage,
+            self.bus,
+            self.id,
+            self.chat_limits.check,
+            self.match.live_tables.get,
+        )
+        self.moderation = ModerationService(self.storage, self.chat, self.logged_out)
 
         async def on_message(topic: str, message: dict[str, Any]) -> None:
             if topic == LOBBY:
                 await self.feed.on_message(topic, message)
             elif topic == USERS:
                 self._on_user_message(message)
+                await self.chat.on_user_message(message)
+            elif topic == LOBBY_CHAT or message.get("kind") == "chat":
+                await self.chat.on_message(topic, message)
             else:
                 await self.match.on_message(topic, message)
 
@@ -234,6 +262,7 @@ class Node:
         self.bus.on_reconnect = self.match.resync_all
         await self.bus.subscribe(LOBBY)
         await self.bus.subscribe(USERS)
+        await self.bus.subscribe(LOBBY_CHAT)
         await self.bus.start()
         await self.jobs.start()
         if not self.shared:
@@ -296,7 +325,7 @@ class Node:
         with contextlib.suppress(Exception):
             await self.driver.close()
         await self.match.close(code=1012)
-        for queue in list(self.feed.clients):
+        for queue in [*self.feed.clients, *self.chat.lobby]:
             with contextlib.suppress(asyncio.QueueFull):
                 queue.put_nowait(None)
         await self.jobs.close()

@@ -10,9 +10,9 @@ clear error and changes nothing.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 #: Largest client message accepted, in bytes (an action's notation is a few dozen bytes).
 MAX_MESSAGE_BYTES = 16 * 1024
@@ -35,6 +35,9 @@ class ErrorCode:
     NOT_STARTED = "not_started"  # the table has not started yet
     CANNOT_UNDO = "cannot_undo"  # the last move is not the seat's own step it may take back
     RATE_LIMITED = "rate_limited"  # too many messages; slow down
+    LOGIN = "login"  # only a logged-in player (or guest) may do this (chat)
+    CHAT_TOO_LONG = "chat_too_long"  # a chat line over MAX_CHAT_CHARS
+    CHAT_TEXT = "chat_text"  # a chat line empty, or with control characters
     SERVER = "server_error"  # our fault; nothing changed
 
 
@@ -77,18 +80,59 @@ class Sync(_Message):
     type: Literal["sync"]
 
 
+#: Largest chat line, in characters, after its whitespace is normalised.
+MAX_CHAT_CHARS = 500
+ChatPreset = Literal[
+    "hello",
+    "good_luck",
+    "thinking",
+    "one_moment",
+    "sorry_misclick",
+    "well_played",
+    "thanks",
+    "good_game",
+    "bye",
+]
+#: The quick messages a player may send by id; each client shows them in its reader's
+#: language (the web client: i18n/chat/*.json, `chat.preset.<id>`).
+CHAT_PRESETS: tuple[str, ...] = get_args(ChatPreset)
+
+
+class Chat(_Message):
+    """Say something at the table (or in the lobby): `text` (at most MAX_CHAT_CHARS once its
+    whitespace is normalised; no control characters) or a quick message's `preset` id,
+    exactly one of the two."""
+
+    type: Literal["chat"]
+    # the 500-character rule is checked after normalising (a clear `chat_too_long`); this
+    # bound only keeps an absurd value from being looked at
+    text: str | None = Field(default=None, max_length=4 * MAX_CHAT_CHARS)
+    preset: ChatPreset | None = None
+    ref: str | None = Field(default=None, max_length=64)
+
+    @model_validator(mode="after")
+    def _one_of_text_and_preset(self) -> Chat:
+        if (self.text is None) == (self.preset is None):
+            raise ValueError("give either text or preset")
+        return self
+
+
 class Ping(_Message):
     type: Literal["ping"]
     ref: str | None = Field(default=None, max_length=64)
 
 
-ClientMessage = Annotated[Act | Undo | Sync | Ping, Field(discriminator="type")]
-_ADAPTER: TypeAdapter[Act | Undo | Sync | Ping] = TypeAdapter(ClientMessage)
-CLIENT_TYPES = ("act", "undo", "sync", "ping")
+ClientMessage = Annotated[Act | Undo | Sync | Ping | Chat, Field(discriminator="type")]
+_ADAPTER: TypeAdapter[Act | Undo | Sync | Ping | Chat] = TypeAdapter(ClientMessage)
+CLIENT_TYPES = ("act", "undo", "sync", "ping", "chat")
+#: What a lobby socket may send.
+LOBBY_TYPES = ("chat", "ping")
 
 
-def parse_client_message(raw: str | bytes) -> Act | Undo | Sync | Ping:
-    """The message in `raw`, or ProtocolError with the reason."""
+def parse_client_message(
+    raw: str | bytes, types: tuple[str, ...] = CLIENT_TYPES
+) -> Act | Undo | Sync | Ping | Chat:
+    """The message in `raw` (one of `types`), or ProtocolError with the reason."""
     size = len(raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw)
     if size > MAX_MESSAGE_BYTES:
         raise ProtocolError(
@@ -104,10 +148,10 @@ def parse_client_message(raw: str | bytes) -> Act | Undo | Sync | Ping:
     if not isinstance(data, dict):
         raise ProtocolError(ErrorCode.BAD_JSON, "message must be a JSON object")
     kind = data.get("type")
-    if kind not in CLIENT_TYPES:
+    if kind not in types:
         raise ProtocolError(
             ErrorCode.UNKNOWN_TYPE,
-            f"unknown message type {kind!r}; expected one of {', '.join(CLIENT_TYPES)}",
+            f"unknown message type {kind!r}; expected one of {', '.join(types)}",
         )
     try:
         return _ADAPTER.validate_python(data)

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from typing import Protocol, TypedDict, Unpack
 
 from coffeetable.server.storage.records import (
+    ChatLine,
     Friend,
     GameTable,
     Invitation,
@@ -18,6 +19,7 @@ from coffeetable.server.storage.records import (
     LeaderboardEntry,
     Rating,
     RatingChange,
+    Report,
     Seat,
     StoredAction,
     TableStatus,
@@ -237,3 +239,78 @@ class Storage(Protocol):
 
     async def remove_invitation(self, table_id: str, to_id: int) -> bool:
         """Forget an invitation (declined, or taken up); False if there was none."""
+
+    # --- chat and moderation (chat_sql.py) ----------------------------------------------
+    async def add_chat_line(
+        self,
+        table_id: str | None,
+        user_id: int,
+        *,
+        text: str | None = None,
+        preset: str | None = None,
+        seat: int | None = None,
+        spectator: bool = False,
+        moves: int | None = None,
+    ) -> ChatLine:
+        """Store a line said at a table (`table_id`) or in the lobby (None): exactly one of
+        `text` and `preset` (ValueError otherwise). `NotFoundError` for an unknown user or
+        table."""
+
+    async def chat_lines(
+        self, table_id: str | None, *, limit: int = 100, reader: int | None = None
+    ) -> list[ChatLine]:
+        """The last `limit` lines of a table (or of the lobby: None), oldest first; for a
+        `reader`, without the lines of the users they muted or blocked."""
+
+    async def get_chat_line(self, line_id: int) -> ChatLine | None: ...
+
+    async def chat_context(self, line_id: int, before: int = 5, after: int = 2) -> list[ChatLine]:
+        """The line with up to `before` lines said before it in its room and `after` after
+        (for an admin reading a report); empty for an unknown line."""
+
+    async def set_muted(self, user_id: int, other_id: int, muted: bool) -> bool:
+        """Mute (or unmute) `other_id` for `user_id`; whether anything changed.
+        ValueError for oneself, `NotFoundError` for an unknown user."""
+
+    async def set_blocked(self, user_id: int, other_id: int, blocked: bool) -> bool:
+        """Block (or unblock) `other_id` for `user_id`; as `set_muted`."""
+
+    async def muted_and_blocked(
+        self, user_id: int
+    ) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+        """The users `user_id` muted and those they blocked: (id, name) each, by name."""
+
+    async def hidden_users(self, user_id: int) -> frozenset[int]:
+        """The users whose chat lines `user_id` does not get (muted or blocked)."""
+
+    async def is_blocked(self, by_user_id: int, user_id: int) -> bool:
+        """Whether `by_user_id` blocked `user_id` (who then may not chat to them, join their
+        tables or invite them)."""
+
+    async def blockers_among(self, user_id: int, candidates: Iterable[int]) -> set[int]:
+        """Which of `candidates` blocked `user_id`."""
+
+    async def add_report(
+        self,
+        reporter_id: int,
+        target_id: int,
+        reason: str,
+        *,
+        line_id: int | None = None,
+        line_text: str | None = None,
+        table_id: str | None = None,
+    ) -> Report:
+        """Store a report of a player (and of one of their lines, with a copy of its words).
+        `NotFoundError` if the user, line or table does not exist."""
+
+    async def list_reports(self, *, handled: bool = False, limit: int = 100) -> list[Report]:
+        """Open reports, oldest first (or handled ones, newest first)."""
+
+    async def handle_report(self, report_id: int, admin_id: int) -> Report:
+        """Mark a report handled (once: a second time changes nothing). `NotFoundError`."""
+
+    async def set_role(self, user_id: int, role: str) -> None:
+        """ "player" or "admin"; `NotFoundError` for an unknown user."""
+
+    async def set_suspended(self, user_id: int, suspended: bool) -> None:
+        """Suspend an account (it may not log in) or lift it; `NotFoundError`."""

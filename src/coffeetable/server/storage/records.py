@@ -24,6 +24,18 @@ class User:
     password_hash: str | None  # None for guests
     is_guest: bool
     created_at: datetime
+    #: "player", or "admin" (may see reports and suspend accounts)
+    role: str = "player"
+    #: when the account was suspended (it cannot log in), or None
+    suspended_at: datetime | None = None
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+    @property
+    def suspended(self) -> bool:
+        return self.suspended_at is not None
 
 
 @dataclass(frozen=True)
@@ -153,3 +165,41 @@ class Invitation:
     from_user_id: int
     from_name: str
     created_at: datetime
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    """A line said at a table (`table_id`) or in the lobby (`table_id` None): its words
+    (`text`) or a quick message's id (`preset`), never both."""
+
+    id: int
+    table_id: str | None
+    user_id: int
+    user_name: str
+    seat: int | None
+    spectator: bool
+    text: str | None
+    preset: str | None
+    #: moves made at the table before it was said (where a replay shows it)
+    moves: int | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Report:
+    """A player's report of a chat line or of a player, for an admin."""
+
+    id: int
+    reporter_id: int
+    reporter_name: str
+    target_id: int
+    target_name: str
+    target_suspended: bool
+    line_id: int | None
+    #: the reported line's words (or preset id) as they were when reported
+    line_text: str | None
+    table_id: str | None
+    reason: str
+    created_at: datetime
+    handled_at: datetime | None
+    handled_by: int | None

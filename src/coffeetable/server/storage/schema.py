@@ -79,6 +79,10 @@ users = sa.Table(
     sa.Column("password_hash", sa.Text, nullable=True),
     sa.Column("is_guest", sa.Boolean, nullable=False),
     sa.Column("created_at", UTCDateTime, nullable=False),
+    # "admin" may see reports and suspend accounts (`coffeetable admin grant NAME`)
+    sa.Column("role", sa.Text, nullable=False, server_default="player"),
+    # a suspended account cannot log in, and its sessions are ended
+    sa.Column("suspended_at", UTCDateTime, nullable=True),
 )
 
 sessions = sa.Table(
@@ -202,4 +206,83 @@ invitations = sa.Table(
     sa.Column("created_at", UTCDateTime, nullable=False),
     sa.PrimaryKeyConstraint("table_id", "to_id"),
     sa.Index(None, "to_id", "created_at"),
+)
+
+
+# ---- chat and moderation (migration 0004) --------------------------------------------------
+chat_lines = sa.Table(
+    "chat_lines",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    # the table the line was said at; NULL: the lobby
+    sa.Column(
+        "table_id",
+        sa.Text,
+        sa.ForeignKey("game_tables.id", ondelete="CASCADE"),
+        nullable=True,
+    ),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    # the speaker's seat then (NULL: a spectator, or the lobby)
+    sa.Column("seat", sa.Integer, nullable=True),
+    sa.Column("spectator", sa.Boolean, nullable=False),
+    # exactly one of text (the words) and preset (a quick message's id)
+    sa.Column("text", sa.Text, nullable=True),
+    sa.Column("preset", sa.Text, nullable=True),
+    # moves made at the table before the line was said (for replays)
+    sa.Column("moves", sa.Integer, nullable=True),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.CheckConstraint("(text IS NULL) <> (preset IS NULL)", name="text_or_preset"),
+    sa.Index(None, "table_id", "id"),
+)
+
+user_mutes = sa.Table(
+    "user_mutes",
+    metadata,
+    sa.Column(
+        "user_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column(
+        "muted_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
+
+user_blocks = sa.Table(
+    "user_blocks",
+    metadata,
+    sa.Column(
+        "user_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column(
+        "blocked_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Index(None, "blocked_id"),
+)
+
+reports = sa.Table(
+    "reports",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "reporter_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column(
+        "target_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False
+    ),
+    # the reported line (if a line was reported) and a copy of its words as they were
+    sa.Column(
+        "line_id", sa.Integer, sa.ForeignKey("chat_lines.id", ondelete="SET NULL"), nullable=True
+    ),
+    sa.Column("line_text", sa.Text, nullable=True),
+    sa.Column(
+        "table_id", sa.Text, sa.ForeignKey("game_tables.id", ondelete="SET NULL"), nullable=True
+    ),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("handled_at", UTCDateTime, nullable=True),
+    sa.Column(
+        "handled_by", sa.Integer, sa.ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    ),
+    sa.Index(None, "handled_at", "id"),
 )

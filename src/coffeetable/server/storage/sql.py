@@ -28,6 +28,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from coffeetable.server.storage.base import DEFAULT_RATING, REQUEST_KEY_WINDOW, TableChanges
+from coffeetable.server.storage.chat_sql import ChatSql
 from coffeetable.server.storage.errors import (
     AlreadyExistsError,
     DuplicateNameError,
@@ -77,7 +78,7 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class SqlStorage:
+class SqlStorage(ChatSql):
     """`Storage` on an async SQLAlchemy engine. Build it with `open_storage(url)`."""
 
     WRITE_OPTION = "coffeetable_write"  # execution option: this transaction will write
@@ -1004,6 +1005,8 @@ def _user(row: sa.Row[Any]) -> User:
         password_hash=row.password_hash,
         is_guest=row.is_guest,
         created_at=row.created_at,
+        role=row.role,
+        suspended_at=row.suspended_at,
     )
 
 

@@ -8,6 +8,7 @@
 //          #/leaderboard  leaderboards
 //          #/help/GAME    How to play (cafe, coffee-rush)
 //          #/friends      friends, friend requests and invitations to tables
+//          #/admin        reports and suspensions (admins only)
 
 import { api } from "./api.js";
 import { $, button, h, mount } from "./dom.js";
@@ -64,6 +65,7 @@ const routes = {
   help: (parts) => import("./help.js").then((m) => m.helpView(parts[1])),
   friends: () => import("./friends.js").then((m) => m.friendsView()),
   leaderboard: (parts) => import("./profile.js").then((m) => m.leaderboardView(parts[1])),
+  admin: () => import("./admin.js").then((m) => m.adminView()),
 };
 
 async function route() {
@@ -97,6 +99,7 @@ export function renderHeader() {
     link("#/leaderboard", "leaderboard", here === "leaderboard"),
     session.user && !session.user.guest ? link("#/profile", "profile", here === "profile") : null,
     session.user && !session.user.guest ? link("#/friends", "friends", here === "friends") : null,
+    session.user && session.user.admin ? link("#/admin", "admin", here === "admin") : null,
   );
   const box = $("#user-box");
   if (session.user) {

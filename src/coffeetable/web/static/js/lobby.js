@@ -5,6 +5,7 @@ import { gamesInfo, go, requireLogin, session, toast } from "./app.js";
 import {
   botName, clockSummary, rememberHost, gameTitle, mySeat, optionsSummary, seatBadge, statusText,
 } from "./common.js";
+import { lobbyChat } from "./chat.js";
 import { button, h, mount, requestId } from "./dom.js";
 import { has, t, tn } from "./i18n.js";
 import { friendNames, invitationBox, mayHaveFriends } from "./friends.js";
@@ -19,10 +20,11 @@ export function limitText(seconds) {
 }
 
 class LobbySocket {
-  constructor(onTables, onTable, onStatus) {
+  constructor(onTables, onTable, onStatus, onChat = null) {
     this.onTables = onTables;
     this.onTable = onTable;
     this.onStatus = onStatus;
+    this.onChat = onChat; // chat.js: the lines (`tables`' chat, `chat`) and errors
     this.closed = false;
     this.delay = 500;
     this.connect();
@@ -41,6 +43,7 @@ class LobbySocket {
       const msg = JSON.parse(event.data);
       if (msg.type === "tables") this.onTables(msg.tables);
       else if (msg.type === "table") this.onTable(msg.table);
+      if (this.onChat && (msg.type === "chat" || msg.type === "error" || msg.chat)) this.onChat(msg);
     };
     ws.onclose = () => {
       if (this.closed || this.ws !== ws) return;
@@ -48,6 +51,12 @@ class LobbySocket {
       setTimeout(() => this.connect(), this.delay);
       this.delay = Math.min(this.delay * 2, 8000);
     };
+  }
+
+  send(message) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(message));
+    return true;
   }
 
   close() {
@@ -344,12 +353,13 @@ export function lobbyView() {
     renderCreate();
   }
 
+  const chat = lobbyChat({ send: (message) => !!socket && socket.send(message) });
   const intro = introBox();
   const invited = invitationBox();
   mount(el,
     intro.el,
     h("div", { class: "lobby-grid" },
-      h("div", { class: "lobby-main" }, invited.el, listBox, finishedBox),
+      h("div", { class: "lobby-main" }, invited.el, listBox, chat.el, finishedBox),
       h("aside", { class: "lobby-side" }, createBox)));
 
   return {
@@ -367,6 +377,11 @@ export function lobbyView() {
           renderList();
         },
         (ok) => { connected = ok; renderList(); },
+        (msg) => {
+          if (msg.type === "tables") chat.reset(msg.chat);
+          else if (msg.type === "chat") chat.add(msg.line);
+          else if (msg.type === "error" && !chat.error(msg)) toast(errorText(msg));
+        },
       );
       try {
         games = await gamesInfo();
@@ -378,6 +393,6 @@ export function lobbyView() {
       }
     },
     unmount() { if (socket) socket.close(); },
-    relabel() { intro.relabel(); renderAll(); },
+    relabel() { intro.relabel(); chat.render(); renderAll(); },
   };
 }

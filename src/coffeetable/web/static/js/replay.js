@@ -2,6 +2,7 @@
 
 import { api, errorText } from "./api.js";
 import { gameTitle, optionsSummary, scoreTable, seatBadge, seatName } from "./common.js";
+import { replayChat } from "./chat.js";
 import { button, h, mount } from "./dom.js";
 import { t } from "./i18n.js";
 import { helpLink } from "./learn-text.js";
@@ -29,6 +30,7 @@ export function replayView(tableId, start = -1) {
   let renderer = null;
   const cache = new Map();
   let loading = 0;
+  const chat = replayChat(tableId); // the lines said up to the move shown (chat.js)
 
   function renderHead() {
     if (!table) return;
@@ -71,6 +73,8 @@ export function replayView(tableId, start = -1) {
         h("ol", { class: "log-lines" }, log.map((entry, i) => h("li", { class: i === n - 1 ? "current" : null, "data-version": entry.version },
           h("span", { class: "dot", style: { background: `var(--seat-${entry.seat})` } }),
           h("a", { href: "#", onclick: (e) => { e.preventDefault(); show(i + 1); } }, logText(entry, seatName(table.seats[entry.seat], entry.seat))))))));
+    side.appendChild(chat.el);
+    chat.show(n);
     const list = side.querySelector(".log-lines");
     const current = side.querySelector(".log-lines .current");
     if (list && current) list.scrollTop = current.offsetTop - list.offsetTop - list.clientHeight / 2;

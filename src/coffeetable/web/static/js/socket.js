@@ -188,6 +188,11 @@ export class TableSocket {
     this._send({ type: "sync" });
   }
 
+  /** Send another message (a `chat` line): false when the connection is down. */
+  send(message) {
+    return this._send(message);
+  }
+
   get connected() {
     return !!this.ws && this.ws.readyState === WebSocket.OPEN;
   }

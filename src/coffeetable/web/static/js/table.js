@@ -6,6 +6,7 @@ import { banner, go, requireLogin, session, toast } from "./app.js";
 import {
   clockSummary, createdByMe, gameTitle, mySeat, rememberHost, optionsSummary, scoreTable, seatBadge, seatName, soloLabel, statusText,
 } from "./common.js";
+import { tableChat } from "./chat.js";
 import { button, formatDuration, h, mount, requestId } from "./dom.js";
 import { invitePicker, mayHaveFriends } from "./friends.js";
 import { t, tn } from "./i18n.js";
@@ -75,6 +76,7 @@ export function tableView(tableId, { invite = null } = {}) {
   const logBox = h("div", { class: "card log", id: "game-log" });
   const endBox = h("div", { class: "end-overlay", id: "end-screen", hidden: true });
   const preBox = h("div", { class: "card pregame", id: "pregame" });
+  const chat = tableChat({ send: (message) => !!socket && socket.send(message) }); // chat.js
 
   el.append(head, body, endBox);
 
@@ -469,13 +471,13 @@ export function tableView(tableId, { invite = null } = {}) {
     const { table, view } = model;
     if (!table) return;
     if (table.status === "open" || table.status === "aborted" || !view) {
-      mount(body, preBox);
+      mount(body, preBox, chat.el);
       renderPregame();
       return;
     }
     if (!body.contains(boardBox)) {
       mount(body, boardBox, side);
-      mount(side, playersBox, logBox);
+      mount(side, playersBox, logBox, chat.el);
       renderLog();
     }
     if (renderer) {
@@ -538,6 +540,7 @@ export function tableView(tableId, { invite = null } = {}) {
       model.log = [...(msg.log || [])];
       model.undoable = !!msg.undoable;
       model.invite = msg.invite || null;
+      if (msg.chat) chat.reset(msg.chat); // the first snapshot of a connection
       if (model.view) await ensureRenderer();
       renderAll();
       renderLog();
@@ -588,8 +591,10 @@ export function tableView(tableId, { invite = null } = {}) {
       renderHead();
       renderBoard();
       renderPlayers();
+    } else if (msg.type === "chat") {
+      chat.add(msg.line);
     } else if (msg.type === "error") {
-      onError(msg);
+      if (!chat.error(msg)) onError(msg);
     }
   }
 
@@ -651,6 +656,7 @@ export function tableView(tableId, { invite = null } = {}) {
       if (again) again.closest(".card").remove();
       if (renderer && renderer.relabel) renderer.relabel();
       if (tutorial) tutorial.relabel();
+      chat.render();
       renderAll();
       renderLog();
     },
