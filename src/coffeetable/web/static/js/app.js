@@ -8,6 +8,7 @@
 //          #/leaderboard  leaderboards
 //          #/help/GAME    How to play (cafe, coffee-rush)
 
+import { initPalette, onPaletteChange, paletteControl } from "./a11y.js";
 import { api } from "./api.js";
 import { $, button, h, mount } from "./dom.js";
 import { LANGUAGES, initI18n, language, onLanguageChange, setLanguage, t } from "./i18n.js";
@@ -107,6 +108,9 @@ export function renderHeader() {
   } else {
     mount(box, h("a", { href: "#/login", class: "button small", id: "login-link" }, t("header.login")));
   }
+  const paletteBox = $("#palette-box") || h("span", { id: "palette-box" });
+  if (!paletteBox.isConnected) $("#lang-box").before(paletteBox);
+  mount(paletteBox, paletteControl());
   $("#lang-label").textContent = t("header.language");
   const select = $("#lang");
   if (!select.options.length) {
@@ -151,7 +155,13 @@ export function requireLogin() {
 
 // ---- start --------------------------------------------------------------------------------------
 async function boot() {
+  initPalette();
   await initI18n();
+  onPaletteChange(() => {
+    renderHeader();
+    if (currentView && currentView.relabel) currentView.relabel();
+    else route();
+  });
   onLanguageChange(() => {
     renderHeader();
     if (currentView && currentView.relabel) currentView.relabel();
