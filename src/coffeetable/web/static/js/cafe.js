@@ -874,7 +874,7 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
     const cups = countCells(v.area, "cup");
     const ships = countCells(v.area, "ship");
     return h("div", { class: "warehouse", "data-warehouse": seat },
-      h("div", { class: "row" }, tip(h("strong", {}, t("cafe.warehouse")), "tip.cafe.warehouse")),
+      tip(h("div", { class: "row" }, h("strong", {}, t("cafe.warehouse"))), "tip.cafe.warehouse"),
       h("div", { class: "wh-cubes" }, COLOURS.map((c) => tip(
         h("span", { "data-colour": c, role: "img", "aria-label": `${t("cafe.warehouse")}: ${tn("cafe.cubes_n", v.warehouse[c], colourParams(c))}` }, cubeSvg(c, 14), String(v.warehouse[c])),
         "tip.cafe.warehouse", `${t("cafe.warehouse")}: ${tn("cafe.cubes_n", v.warehouse[c], colourParams(c))}`))),

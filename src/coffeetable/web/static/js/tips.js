@@ -56,6 +56,11 @@ function tipTarget(node) {
   return node && node.closest ? node.closest("[data-tip]") : null;
 }
 
+/** The same icon, or its twin drawn again by a redraw (same key and words). */
+function sameTip(a, b) {
+  return !!a && !!b && (a === b || (a.dataset.tip === b.dataset.tip && (a.dataset.tipHead || "") === (b.dataset.tipHead || "")));
+}
+
 function ensureBox() {
   if (box && box.isConnected) return box;
   box = h("div", { class: "tip", id: "tip", role: "tooltip", hidden: true });
@@ -76,7 +81,19 @@ function place() {
   box.style.setProperty("top", `${Math.round(y)}px`);
 }
 
+/** The pointer's next step (a tooltip shown or hidden a moment later); one pending at a time. */
+function later(fn, ms) {
+  clearTimeout(hoverTimer);
+  hoverTimer = setTimeout(fn, ms);
+}
+
+/** Hide unless a tap pinned the tooltip (the pointer's leaving does not close a pinned one). */
+function unpinnedHide() {
+  if (!pinned) hide();
+}
+
 async function show(el, { pin = false } = {}) {
+  if (pinned && !pin && target) return; // a tapped tooltip stays until a tap closes it
   clearTimeout(hoverTimer);
   ensureBox();
   if (target && target !== el) target.removeAttribute("aria-describedby");
@@ -105,7 +122,7 @@ function follow() {
   if (target.isConnected) return;
   const key = CSS.escape(target.dataset.tip);
   const head = target.dataset.tipHead;
-  const twin = [...document.querySelectorAll(`[data-tip="${key}"]`)].find((n) => (n.dataset.tipHead || null) === (head || null));
+  const twin = [...document.querySelectorAll(`[data-tip="${key}"]`)].find((n) => (n.dataset.tipHead || "") === (head || ""));
   if (twin) {
     target = twin;
     twin.setAttribute("aria-describedby", "tip");
@@ -164,7 +181,7 @@ function install() {
     const acting = event.target.closest && actsByItself(event.target);
     if (el && !acting) {
       // a tap on an icon: open (or, the second time, close) its tooltip; nothing else
-      if (target === el && pinned) hide();
+      if (pinned && sameTip(target, el)) hide();
       else show(el, { pin: true });
       event.preventDefault();
       event.stopImmediatePropagation();
@@ -176,7 +193,7 @@ function install() {
     if (event.pointerType !== "mouse") return;
     const el = tipTarget(event.target);
     if (!el) {
-      if (target && !pinned) hoverTimer = setTimeout(hide, 60);
+      if (target && !pinned) later(unpinnedHide, 60);
       return;
     }
     if (el === target) {
@@ -184,15 +201,14 @@ function install() {
       return;
     }
     if (pinned) return;
-    clearTimeout(hoverTimer);
-    hoverTimer = setTimeout(() => show(el), HOVER_DELAY_MS);
+    later(() => show(el), HOVER_DELAY_MS);
   });
   document.addEventListener("pointerout", (event) => {
     if (event.pointerType !== "mouse" || pinned) return;
     const el = tipTarget(event.target);
     if (el && !el.contains(event.relatedTarget)) {
       clearTimeout(hoverTimer);
-      if (target === el) hoverTimer = setTimeout(hide, 60);
+      if (target === el) later(unpinnedHide, 60);
     }
   });
   document.addEventListener("focusin", (event) => {
