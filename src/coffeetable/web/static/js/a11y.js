@@ -7,7 +7,7 @@
 //    square or cell, else to the next thing the player can do).
 
 import { SEAT_COLOURS } from "./common.js";
-import { button } from "./dom.js";
+import { button, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { CUBE_COLOURS, CUBE_MARK_INK, INGREDIENT_COLOURS } from "./icons.js";
 
@@ -71,7 +71,7 @@ export function initPalette() {
 /** The header's switch between the standard and the colour-blind-safe colours. */
 export function paletteControl() {
   const on = current === "safe";
-  return button([PALETTE_ICON(), t("access.palette_safe")], () => setPalette(on ? "standard" : "safe"), {
+  return button([PALETTE_ICON(), h("span", { class: "palette-label" }, t("access.palette_safe"))], () => setPalette(on ? "standard" : "safe"), {
     class: ["small", "palette-toggle", on && "on"], id: "palette-toggle", "aria-pressed": String(on),
     title: t("access.palette_help"),
   });
