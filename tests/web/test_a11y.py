@@ -160,26 +160,46 @@ def test_the_colour_blind_palette_changes_colours_and_keeps_the_marks(
         assert toggle.get_attribute("aria-pressed") == "false"
         assert toggle.inner_text().strip()  # an accessible name in words
         yellow = page.locator("[data-supply='Y'] svg rect:first-of-type")
-        before = {c: page.locator(f"[data-supply='{c}'] svg rect:first-of-type").get_attribute("fill") for c in "YBGR"}
-        marks = {c: page.locator(f"[data-supply='{c}'] .cube-mark").evaluate("n => n.tagName") for c in "YBGR"}
+        before = {
+            c: page.locator(f"[data-supply='{c}'] svg rect:first-of-type").get_attribute("fill")
+            for c in "YBGR"
+        }
+        marks = {
+            c: page.locator(f"[data-supply='{c}'] .cube-mark").evaluate("n => n.tagName")
+            for c in "YBGR"
+        }
         assert len(set(before.values())) == 4 and len(set(marks.values())) >= 3, (before, marks)
-        seat0 = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--seat-0')")
+        seat0 = page.evaluate(
+            "getComputedStyle(document.documentElement).getPropertyValue('--seat-0')"
+        )
         c.screenshot(artifacts, "palette-standard-cafe", full_page=False)
 
         toggle.click()
         page.wait_for_selector("#palette-toggle[aria-pressed='true']")
-        after = {c: page.locator(f"[data-supply='{c}'] svg rect:first-of-type").get_attribute("fill") for c in "YBGR"}
+        after = {
+            c: page.locator(f"[data-supply='{c}'] svg rect:first-of-type").get_attribute("fill")
+            for c in "YBGR"
+        }
         assert after == {"Y": "#f0e442", "B": "#5c3a17", "G": "#009e73", "R": "#d55e00"}, after
         assert all(after[k] != before[k] for k in "YBGR")
-        again = {c: page.locator(f"[data-supply='{c}'] .cube-mark").evaluate("n => n.tagName") for c in "YBGR"}
+        again = {
+            c: page.locator(f"[data-supply='{c}'] .cube-mark").evaluate("n => n.tagName")
+            for c in "YBGR"
+        }
         assert again == marks  # the shapes stay
         # the cubes on the board and the players' colours change with it
-        assert page.evaluate(
-            "getComputedStyle(document.documentElement).getPropertyValue('--seat-0')"
-        ).strip() != seat0.strip()
-        assert page.locator(".area-card[data-seat='0']").evaluate(
-            "n => getComputedStyle(n).getPropertyValue('--seat').trim()"
-        ) == "#d55e00"
+        assert (
+            page.evaluate(
+                "getComputedStyle(document.documentElement).getPropertyValue('--seat-0')"
+            ).strip()
+            != seat0.strip()
+        )
+        assert (
+            page.locator(".area-card[data-seat='0']").evaluate(
+                "n => getComputedStyle(n).getPropertyValue('--seat').trim()"
+            )
+            == "#d55e00"
+        )
         c.screenshot(artifacts, "palette-safe-cafe", full_page=False)
 
         # remembered: a reload keeps it
@@ -202,7 +222,10 @@ def test_the_colour_blind_palette_changes_colours_and_keeps_the_marks(
         c.screenshot(artifacts, "palette-safe-rush", full_page=False)
         page.locator("#palette-toggle").click()
         page.wait_for_selector("#palette-toggle[aria-pressed='false']")
-        assert page.locator("#rush-board [data-square] .ing-ice rect").first.get_attribute("fill") == "#a9dff2"
+        assert (
+            page.locator("#rush-board [data-square] .ing-ice rect").first.get_attribute("fill")
+            == "#a9dff2"
+        )
         assert not c.errors, c.errors
     finally:
         c.close()

@@ -75,9 +75,7 @@ def _hover_says(client: Client, locator: Any, lang: str) -> str:
     page.wait_for_selector("#tip:not([hidden])")
     key = locator.get_attribute("data-tip")
     title, text = expected(lang, key)
-    page.wait_for_function(
-        "([k]) => document.querySelector('#tip').dataset.for === k", arg=[key]
-    )
+    page.wait_for_function("([k]) => document.querySelector('#tip').dataset.for === k", arg=[key])
     shown = page.inner_text("#tip")
     assert title in shown and text in shown, (key, shown)
     head = locator.get_attribute("data-tip-head")
@@ -88,12 +86,29 @@ def _hover_says(client: Client, locator: Any, lang: str) -> str:
 
 #: what must explain itself on each table (every icon and counter)
 CAFE_ICONS = [
-    "#round", "#deck-size", "[data-supply]", ".score-now", "[data-area] .cell", ".wh-cubes span",
-    "[data-warehouse] .row", ".draft-card .card-svg", ".draft-card .cost",
+    "#round",
+    "#deck-size",
+    "[data-supply]",
+    ".score-now",
+    "[data-area] .cell",
+    ".wh-cubes span",
+    "[data-warehouse] .row",
+    ".draft-card .card-svg",
+    ".draft-card .cost",
 ]
 RUSH_ICONS = [
-    "#start-token", "#deck-size", "#rush-supply", ".supply-item", "[data-square]", "[data-stat]",
-    ".stat.score", ".cup", ".counter-no", ".order", ".upgrade", ".piles span",
+    "#start-token",
+    "#deck-size",
+    "#rush-supply",
+    ".supply-item",
+    "[data-square]",
+    "[data-stat]",
+    ".stat.score",
+    ".cup",
+    ".counter-no",
+    ".order",
+    ".upgrade",
+    ".piles span",
 ]
 
 

@@ -140,7 +140,9 @@ def test_a_cafe_round_by_keyboard(browser: Any, server: ServerProcess, artifacts
             menus += 1
             assert focused(page, "#action-menu button")
             items = page.locator("#action-menu [data-action]")
-            actions = [items.nth(i).get_attribute("data-action") or "" for i in range(items.count())]
+            actions = [
+                items.nth(i).get_attribute("data-action") or "" for i in range(items.count())
+            ]
             choice = next((i for i, a in enumerate(actions) if not a.startswith("clear")), 0)
             for _ in range(choice):
                 page.keyboard.press("ArrowDown")
@@ -209,7 +211,10 @@ def test_a_coffee_rush_turn_by_keyboard(
                     key = "ArrowRight" if start[0] != "d" else "ArrowLeft"
                     page.keyboard.press(key)
                     now = page.evaluate("() => document.activeElement.dataset.square")
-                    assert now[1] == start[1] and abs(ord(now[0]) - ord(start[0])) == 1, (start, now)
+                    assert now[1] == start[1] and abs(ord(now[0]) - ord(start[0])) == 1, (
+                        start,
+                        now,
+                    )
                     arrows_checked = True
                     tab_to(page, "#rush-board .square.legal")
                 assert named(page)
