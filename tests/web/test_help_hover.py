@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.server.live import ServerProcess
+from tests.web.test_keyboard import tab_to
 from tests.web.ui import STATIC, Client
 
 pytestmark = pytest.mark.server
@@ -155,7 +156,7 @@ def test_hovering_an_icon_explains_it(
         # the keyboard: a focused square explains itself too
         page.mouse.move(1, 1)
         page.wait_for_selector("#tip", state="hidden")
-        page.locator("#rush-board .square.legal").first.focus()
+        tab_to(page, "#rush-board .square.legal")
         page.wait_for_selector("#rush-board .square:focus[aria-describedby='tip']")
         assert page.locator("#tip:not([hidden])").count() == 1
         page.keyboard.press("Escape")

@@ -191,7 +191,8 @@ function install() {
   }, true);
   document.addEventListener("pointerover", (event) => {
     if (event.pointerType !== "mouse") return;
-    const el = tipTarget(event.target);
+    // placing a Café card: the pointer carries the card's preview, the cells stay quiet
+    const el = event.target.closest && event.target.closest(".area-svg.placing") ? null : tipTarget(event.target);
     if (!el) {
       if (target && !pinned) later(unpinnedHide, 60);
       return;
@@ -212,7 +213,8 @@ function install() {
     }
   });
   document.addEventListener("focusin", (event) => {
-    const el = event.target.matches && event.target.matches("[data-tip]") ? event.target : null;
+    // the keyboard's focus only (:focus-visible): a tap or a click that focuses a button shows nothing
+    const el = event.target.matches && event.target.matches("[data-tip]:focus-visible") ? event.target : null;
     if (el) show(el);
     else if (target && !pinned) hide();
   });
