@@ -945,7 +945,11 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
           tip(h("span", { class: "cost" }, cost), "tip.cafe.cost", cost),
           options.length ? h("div", { class: "takes" }, options.map((p) => button(
             p.discard ? t("cafe.take_discard") : p.pay ? [t("cafe.pay"), " ", cubeSvg(p.pay, 12), " ", colourName(p.pay)] : t("cafe.take"),
-            () => send(p.notation), { class: ["small", !p.discard && "primary"], "data-action": p.notation, title: p.discard ? t("cafe.take_discard_help") : null }))) : null);
+            () => send(p.notation), {
+              class: ["small", !p.discard && "primary"], "data-action": p.notation, title: p.discard ? t("cafe.take_discard_help") : null,
+              // several cards have a "Take" button: the name says which card (and keeps the visible words first)
+              "aria-label": `${p.discard ? t("cafe.take_discard") : p.pay ? `${t("cafe.pay")} ${colourName(p.pay)}` : t("cafe.take")} — ${cardTitle(id)}`,
+            }))) : null);
       })));
   }
 
@@ -969,6 +973,7 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
         shipBids.map((p) => button([t("cafe.bid_ship"), " ", cubeSvg(p.colour, 12), " ", colourName(p.colour)], () => send(p.notation), {
           class: "small", "data-action": p.notation,
           onmouseenter: () => setMarks([p.ship]), onmouseleave: () => setMarks([]),
+          onfocus: () => setMarks([p.ship]), onblur: () => setMarks([]),
         })),
         done ? button(t("cafe.bid_done"), () => send(done.notation), { class: "small primary", "data-action": "bid done" }) : null,
         pass ? button(t("cafe.pass"), () => send(pass.notation), { class: "small", "data-action": "pass" }) : null) : null);
