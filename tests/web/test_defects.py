@@ -276,7 +276,9 @@ def test_replay_instruction_does_not_wait(client: Client) -> None:
     play_out([sock], random.Random(2))
     sock.close()
     client.goto(f"#/replay/{tid}?n=3")
-    client.page.wait_for_selector("#instruction")
+    # the replay's own bar (the table page's instruction stays a moment, until the route swaps)
+    client.page.wait_for_selector("#replay-slider", timeout=30_000)
+    client.page.wait_for_selector("#instruction", timeout=30_000)
     assert "Waiting" not in client.page.inner_text("#instruction")
     assert "…" not in client.page.inner_text("#instruction")
 

@@ -83,8 +83,18 @@ def test_how_to_play_in_four_languages(
     browser: Any, server: ServerProcess, artifacts: Path, game: str
 ) -> None:
     sections = {
-        "cafe": ["goal", "area", "round", "actions", "scoring", "legend"],
-        "coffee-rush": ["goal", "board", "player", "turn", "end", "scoring", "legend", "upgrades"],
+        "cafe": ["goal", "area", "round", "actions", "scoring", "legend", "keys"],
+        "coffee-rush": [
+            "goal",
+            "board",
+            "player",
+            "turn",
+            "end",
+            "scoring",
+            "legend",
+            "upgrades",
+            "keys",
+        ],
     }[game]
     titles: dict[str, str] = {}
     for code in LANGUAGES:

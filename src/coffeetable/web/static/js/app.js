@@ -10,6 +10,7 @@
 //          #/friends      friends, friend requests and invitations to tables
 //          #/admin        reports and suspensions (admins only)
 
+import { initPalette, onPaletteChange, paletteControl } from "./a11y.js";
 import { api } from "./api.js";
 import { $, button, h, mount } from "./dom.js";
 import { LANGUAGES, initI18n, language, onLanguageChange, setLanguage, t } from "./i18n.js";
@@ -113,6 +114,9 @@ export function renderHeader() {
   } else {
     mount(box, h("a", { href: "#/login", class: "button small", id: "login-link" }, t("header.login")));
   }
+  const paletteBox = $("#palette-box") || h("span", { id: "palette-box" });
+  if (!paletteBox.isConnected) $("#lang-box").before(paletteBox);
+  mount(paletteBox, paletteControl());
   $("#lang-label").textContent = t("header.language");
   const select = $("#lang");
   if (!select.options.length) {
@@ -157,7 +161,13 @@ export function requireLogin() {
 
 // ---- start --------------------------------------------------------------------------------------
 async function boot() {
+  initPalette();
   await initI18n();
+  onPaletteChange(() => {
+    renderHeader();
+    if (currentView && currentView.relabel) currentView.relabel();
+    else route();
+  });
   onLanguageChange(() => {
     renderHeader();
     if (currentView && currentView.relabel) currentView.relabel();

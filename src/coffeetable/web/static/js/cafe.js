@@ -2,12 +2,14 @@
 // warehouse, action points. Every click is mapped to one of the server's `legal` notations
 // (a move is legal exactly when its notation is in `legal`), and exactly that string is sent.
 
-import { SEAT_COLOURS, seatName } from "./common.js";
+import { arrowStep, focusIdentity, onActivate, restoreFocus } from "./a11y.js";
+import { SEAT_COLOURS, partName, seatName } from "./common.js";
 import { button, h, mount, s } from "./dom.js";
 import {
-  CUBE_COLOURS, beanIcon, cakeIcon, cube, cubeSvg, cupIcon, dryIcon, espressoIcon, roastIcon, shipIcon, supplyIcon,
+  CUBE_COLOURS, CUBE_MARK_INK, beanIcon, cakeIcon, cube, cubeMark, cubeSvg, cupIcon, dryIcon, espressoIcon, roastIcon, shipIcon, supplyIcon,
 } from "./icons.js";
 import { has, t, tn } from "./i18n.js";
+import { tip } from "./tips.js";
 
 const COLOURS = ["Y", "B", "G", "R"];
 const CS = 54; // cell size in SVG units
@@ -181,6 +183,7 @@ export function cardSvg(cardId, { rot = 0 } = {}) {
   const w = (tall ? 2 : 3) * size;
   const hgt = (tall ? 3 : 2) * size;
   const svg = s("svg", { viewBox: `-2 -2 ${w + 4} ${hgt + 4}`, class: "card-svg", role: "img", "aria-label": cardTitle(cardId), "data-card": cardId });
+  tip(svg, "tip.cafe.card", cardWords(cardId));
   if (!card) {
     svg.append(s("rect", { x: 0, y: 0, width: w, height: hgt, fill: "#ddd" }), s("text", { x: w / 2, y: hgt / 2, "text-anchor": "middle" }, cardId));
     return svg;
@@ -199,6 +202,38 @@ export function cardSvg(cardId, { rot = 0 } = {}) {
   }
   svg.append(s("rect", { x: 0, y: 0, width: w, height: hgt, fill: "none", stroke: "#6b4a2e", "stroke-width": 2, rx: 3 }));
   return svg;
+}
+
+/** A shop in words: "Porto 1909 — 2 VP, needs yellow, brown" (and lost, when it is). */
+function shopWords(shop, lost = false) {
+  return `${shopLabel(shop)} — ${t("cafe.shop_tooltip", { vp: shop.vp, requires: [...shop.requires].map(colourName).join(", ") })}${lost ? ` — ${t("cafe.shop_lost")}` : ""}`;
+}
+
+/** A card in words: its shops (or "plan card"), for its tooltip. */
+function cardWords(cardId) {
+  const card = DATA && DATA.byId[cardId];
+  if (!card) return cardId;
+  const shops = Object.values(card.shops || {}).map((shop) => shopWords(shop));
+  return `${shops.length ? shops.join(" / ") : t("cafe.plan_card")}${card.star ? " ★" : ""}`;
+}
+
+/** The legend key and the words of a cell of an area, for its tooltip. */
+function cellTip(cell, info) {
+  const kind = cell.cell.split("-")[0];
+  const cubes = cell.cubes ? ` — ${tn("cafe.cubes_n", cell.cubes.length, colourParams(cell.cubes[0]))}` : "";
+  if (kind === "shop") {
+    const shop = info.shops[cell.shop];
+    if (!shop) return ["help.cafe.legend.shop", cellName("shop")];
+    const done = !shop.lost && shop.cubes.length === shop.requires.length && shop.requires.length > 0;
+    const key = shop.lost ? "help.cafe.legend.shop_lost" : done ? "help.cafe.legend.shop_done" : "help.cafe.legend.shop";
+    const have = shop.cubes ? ` — ${t("access.shop_has", { cubes: [...shop.cubes].map(colourName).join(", ") })}` : "";
+    return [key, `${shopWords(shop, shop.lost)}${have}`];
+  }
+  const legend = {
+    bean: cell.cubes ? "bean_cube" : "bean", dry: "dry", roast: "roast", cup: "cup", ship: "ship", empty: "empty",
+    espresso: "espresso", supply: "supply", bonus: "bonus", cake: "cake",
+  }[kind];
+  return [legend ? `help.cafe.legend.${legend}` : "tip.cafe.cell", `${cellName(cell.cell)}${cubes}`];
 }
 
 export function cardTitle(cardId) {
@@ -244,13 +279,12 @@ function shopDrawing(shop, positions, minR, minC, size, lost, pad = 0) {
     g.append(s("rect", {
       x: cx, y: cy, width: k, height: k, rx: 2,
       fill: filled ? CUBE_COLOURS[colour] : "#fff", stroke: CUBE_COLOURS[colour], "stroke-width": filled ? 1 : 2,
-      class: ["req", filled && "filled"],
-    }));
+      class: ["req", filled && "filled"], "data-req": colour,
+    }), cubeMark(colour, cx, cy, k, filled ? CUBE_MARK_INK[colour] : CUBE_COLOURS[colour]));
   });
   if (lost) {
     g.append(s("line", { x1: x + 6, y1: y + 6, x2: x + w - 6, y2: y + hh - 6, class: "lost-x" }));
   }
-  g.append(s("title", {}, `${shopLabel(shop)} — ${t("cafe.shop_tooltip", { vp: shop.vp, requires: [...shop.requires].map(colourName).join(", ") })}${lost ? ` — ${t("cafe.shop_lost")}` : ""}`));
   return g;
 }
 
@@ -282,8 +316,11 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
   let previewLayer = null;
   let placeInfo = null;
   let menuEl = null;
+  let pendingFocus = null; // where the keyboard was when a move left (the menu's cell), for the redraw
 
   function send(action) {
+    if (menuEl && menuEl.contains(document.activeElement) && ui.menu) pendingFocus = { selector: `[data-area="${model.seat}"] [data-cell="${ui.menu}"]` };
+    else pendingFocus = focusIdentity(el) || pendingFocus;
     closeMenu();
     ui.locked = null;
     ui.hinted = null;
@@ -423,6 +460,33 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
     renderBar();
   }
 
+  /** The pointer cell of the first good spot for the card as it is turned now (keyboard start). */
+  function firstSpot() {
+    const p = parsed.find((x) => x.kind === "place" && x.rot === ui.rot) || parsed.find((x) => x.kind === "place");
+    if (!p) return [0, 0];
+    const tall = ui.rot % 2 === 1;
+    return [p.r + (tall ? 1 : 0), p.c + (tall ? 0 : 1)];
+  }
+
+  /** Arrow keys between the cells that can be clicked: the nearest one in the arrow's way. */
+  function cellArrows(event) {
+    const step = arrowStep(event);
+    if (!step) return;
+    const svg = event.currentTarget.ownerSVGElement;
+    const [r0, c0] = parsePos(event.currentTarget.dataset.cell);
+    let best = null;
+    for (const node of svg.querySelectorAll(".cell[tabindex='0']")) {
+      const [r, c] = parsePos(node.dataset.cell);
+      const along = (r - r0) * step[0] + (c - c0) * step[1];
+      if (along <= 0) continue;
+      const across = Math.abs((r - r0) * step[1]) + Math.abs((c - c0) * step[0]);
+      const score = along + 2 * across;
+      if (!best || score < best[0]) best = [score, node];
+    }
+    event.preventDefault();
+    if (best) best[1].focus();
+  }
+
   function rotate() {
     ui.rot = (ui.rot + 1) % 4;
     if (ui.locked && !placementAt(...ui.locked).ok) ui.locked = null;
@@ -550,6 +614,7 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
 
   /** Pick mode: the player clicks one of the highlighted source cells. */
   function startPick(item) {
+    pendingFocus = { selector: null }; // the keyboard goes on to the cells to pick from
     closeMenu();
     ui.pick = {
       targets: item.sources,
@@ -560,6 +625,7 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
   }
 
   function cancelPick() {
+    pendingFocus = focusIdentity(el) || { selector: null };
     ui.pick = null;
     render();
   }
@@ -606,6 +672,21 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
         return b;
       }),
       button(t("cafe.cancel"), closeMenu, { class: "cancel", id: "menu-cancel" }));
+    menuEl.addEventListener("keydown", (event) => {
+      // up and down go through the menu's items, Escape closes it and goes back to the cell
+      const items = [...menuEl.querySelectorAll("button")];
+      const at = items.indexOf(document.activeElement);
+      if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        event.preventDefault();
+        const next = (at + (event.key === "ArrowDown" ? 1 : -1) + items.length) % items.length;
+        items[next].focus();
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        event.stopPropagation();
+        closeMenu();
+        el.querySelector(`[data-area="${model.seat}"] [data-cell="${cellKey}"]`)?.focus();
+      }
+    });
     box.appendChild(menuEl);
     setMarks([cellKey]);
     const first = menuEl.querySelector("button");
@@ -629,7 +710,8 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
       viewBox: `0 0 ${W} ${H}`, class: "area-svg", "data-area": seat,
       width: Math.round(W * scale), height: Math.round(H * scale),
       style: { width: `calc(${Math.round(W * scale)}px * var(--zoom))`, height: `calc(${Math.round(H * scale)}px * var(--zoom))` },
-      role: "img", "aria-label": t("cafe.area_of", { name: seatName(model.table.seats[seat], seat) }),
+      // my area holds cells that can be clicked (buttons): a group, not a picture
+      role: live ? "group" : "img", "aria-label": t("cafe.area_of", { name: seatName(model.table.seats[seat], seat) }),
     });
     svg.geometry = { minR, minC, pad };
     if (placing) {
@@ -658,21 +740,26 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
       const x = (c - minC) * CS + pad;
       const y = (r - minR) * CS + pad;
       const clickable = live && offered.has(k) && !placing;
+      const [tipKey, words] = cellTip(cell, info);
       const g = s("g", {
         class: ["cell", `cell-${cell.cell.split("-")[0]}`, clickable && "clickable", pick && clickable && "pick", openCells.has(k) && "open-action", (ui.highlight.has(k) || (pick && pick.marks.includes(k))) && "selected", hintCells.has(k) && "hinted"],
         "data-cell": k, "data-kind": cell.cell, tabindex: clickable ? 0 : null, role: clickable ? "button" : null,
+        "aria-label": clickable ? words : null, "aria-haspopup": clickable && !pick ? "menu" : null,
       });
+      tip(g, tipKey, words);
       g.append(s("rect", { x, y, width: CS, height: CS, fill: cellFill(cell.cell), class: "cell-bg" }));
       if (cell.cell !== "shop") g.append(cellIcon(cell.cell, x, y, CS));
       g.append(cubesOn(cell.cubes, x, y, CS));
-      g.append(s("title", {}, `${cellName(cell.cell === "shop" ? "shop" : cell.cell)}${cell.cubes ? ` — ${tn("cafe.cubes_n", cell.cubes.length, colourParams(cell.cubes[0]))}` : ""}`));
+      if (clickable) g.addEventListener("keydown", cellArrows);
       if (clickable && pick) {
-        g.addEventListener("click", (event) => {
+        const choose = (event) => {
           event.stopPropagation();
           const notation = pick.targets.get(k);
           ui.pick = null;
           send(notation);
-        });
+        };
+        g.addEventListener("click", choose);
+        onActivate(g, choose);
       } else if (clickable) {
         g.addEventListener("click", (event) => { event.stopPropagation(); openMenu(k, event); });
         g.addEventListener("keydown", (event) => {
@@ -741,6 +828,41 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
         const cell = pointerCell(event);
         if (cell) placementClick(cell);
       });
+      // the keyboard: arrows move the card, R turns it, Enter fixes the spot, Enter again confirms
+      svg.classList.add("placing");
+      svg.setAttribute("tabindex", "0");
+      svg.setAttribute("role", "application");
+      svg.setAttribute("aria-roledescription", t("access.placing_role"));
+      svg.setAttribute("aria-label", `${t("cafe.area_of", { name: seatName(model.table.seats[seat], seat) })} — ${t("access.place_keys")}`);
+      svg.addEventListener("focus", () => {
+        if (!ui.hover && !ui.locked) {
+          ui.hover = firstSpot();
+          drawPreview();
+        }
+      });
+      svg.addEventListener("keydown", (event) => {
+        const step = arrowStep(event);
+        if (step) {
+          event.preventDefault();
+          const from = ui.locked || ui.hover || firstSpot();
+          if (ui.locked) {
+            ui.locked = null;
+            renderBar();
+          }
+          const r = Math.min(minR + rowsN - 1, Math.max(minR, from[0] + step[0]));
+          const c = Math.min(minC + colsN - 1, Math.max(minC, from[1] + step[1]));
+          ui.hover = [r, c];
+          drawPreview();
+        } else if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          if (ui.locked) {
+            const p = placementAt(...ui.locked);
+            if (p.ok) send(p.action);
+          } else {
+            placementClick(ui.hover || firstSpot());
+          }
+        }
+      });
       svg.style.cursor = "crosshair";
     }
     return svg;
@@ -749,14 +871,18 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
   // ---- panels ------------------------------------------------------------------------------------
   function warehouseBox(seat) {
     const v = model.view.seats[seat];
+    const cups = countCells(v.area, "cup");
+    const ships = countCells(v.area, "ship");
     return h("div", { class: "warehouse", "data-warehouse": seat },
-      h("div", { class: "row" }, h("strong", {}, t("cafe.warehouse"))),
-      h("div", { class: "wh-cubes" }, COLOURS.map((c) => h("span", { title: colourName(c), "data-colour": c }, cubeSvg(c, 14), String(v.warehouse[c])))),
-      h("div", { class: "row" }, h("span", {}, t("cafe.ap")), h("span", { class: "ap", "data-ap": seat }, String(v.ap)),
+      tip(h("div", { class: "row" }, h("strong", {}, t("cafe.warehouse"))), "tip.cafe.warehouse"),
+      h("div", { class: "wh-cubes" }, COLOURS.map((c) => tip(
+        h("span", { "data-colour": c, role: "img", "aria-label": `${t("cafe.warehouse")}: ${tn("cafe.cubes_n", v.warehouse[c], colourParams(c))}` }, cubeSvg(c, 14), String(v.warehouse[c])),
+        "tip.cafe.warehouse", `${t("cafe.warehouse")}: ${tn("cafe.cubes_n", v.warehouse[c], colourParams(c))}`))),
+      tip(h("div", { class: "row" }, h("span", {}, t("cafe.ap")), h("span", { class: "ap", "data-ap": seat }, String(v.ap)),
         h("span", { class: "ap-dots", "aria-hidden": "true" }, Array.from({ length: 8 }, (_, i) => h("i", { class: i < v.ap ? "on" : null })))),
-      h("div", { class: "row muted" }, tn("cafe.cups_visible", countCells(v.area, "cup"))),
-      h("div", { class: "row muted" }, tn("cafe.ships_visible", countCells(v.area, "ship"))),
-      v.hand && v.stage !== "place" ? null : null);
+      "tip.cafe.ap", t("cafe.ap_n", { n: v.ap })),
+      tip(h("div", { class: "row muted" }, tn("cafe.cups_visible", cups)), "help.cafe.legend.cup", tn("cafe.cups_visible", cups)),
+      tip(h("div", { class: "row muted" }, tn("cafe.ships_visible", ships)), "help.cafe.legend.ship", tn("cafe.ships_visible", ships)));
   }
 
   function countCells(area, kind) {
@@ -775,11 +901,12 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
         h("span", { class: "dot", style: { background: SEAT_COLOURS[seat % 4] } }),
         h("strong", { class: "seat-name" }, seatName(model.table.seats[seat], seat)),
         h("span", { class: "company" }, companyName(v.company)),
-        isMaster ? h("span", { class: "tag", title: t("cafe.master_help") }, t("cafe.master")) : null,
-        stageKey ? h("span", { class: ["stage", v.stage] }, t(stageKey)) : null,
-        v.hand ? h("span", { class: "tag", title: cardTitle(v.hand) }, t("cafe.holds", { card: cardTitle(v.hand) })) : null,
-        lostShops ? h("span", { class: "muted" }, tn("cafe.lost_shops", lostShops)) : null,
-        h("span", { class: "muted", title: Object.entries(score.parts).map(([k, n]) => `${k}: ${n}`).join(", ") }, t("cafe.score_now", { n: score.total }))),
+        isMaster ? tip(h("span", { class: "tag master-tag" }, t("cafe.master")), "help.cafe.legend.master", t("cafe.master_help")) : null,
+        stageKey ? tip(h("span", { class: ["stage", v.stage] }, t(stageKey)), "tip.cafe.stage", t(stageKey)) : null,
+        v.hand ? tip(h("span", { class: "tag" }, t("cafe.holds", { card: cardTitle(v.hand) })), "tip.cafe.card", cardWords(v.hand)) : null,
+        lostShops ? tip(h("span", { class: "muted" }, tn("cafe.lost_shops", lostShops)), "help.cafe.legend.shop_lost", tn("cafe.lost_shops", lostShops)) : null,
+        tip(h("span", { class: "muted score-now" }, t("cafe.score_now", { n: score.total })), "tip.cafe.score",
+          `${t("cafe.score_now", { n: score.total })}${Object.keys(score.parts).length ? ` (${Object.entries(score.parts).map(([k, n]) => `${partName(k)}: ${n}`).join(", ")})` : ""}`)),
       h("div", { class: "area-body" },
         h("div", { class: "area-scroll" }, (() => {
           const svg = areaDrawing(seat, { interactive: live, scale: seat === model.seat ? 1.15 : 0.72 });
@@ -814,11 +941,15 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
         else cost = t("cafe.cost_cube");
         return h("div", { class: ["draft-card", options.length && "can-take"], "data-card": id },
           cardSvg(id),
-          h("span", { class: "card-title" }, cardTitle(id)),
-          h("span", { class: "cost" }, cost),
+          h("span", { class: "card-title" }, cardTitle(id), card && card.star ? tip(h("span", { class: "card-star", role: "img", "aria-label": "★" }, " ★"), "help.cafe.legend.star") : null),
+          tip(h("span", { class: "cost" }, cost), "tip.cafe.cost", cost),
           options.length ? h("div", { class: "takes" }, options.map((p) => button(
             p.discard ? t("cafe.take_discard") : p.pay ? [t("cafe.pay"), " ", cubeSvg(p.pay, 12), " ", colourName(p.pay)] : t("cafe.take"),
-            () => send(p.notation), { class: ["small", !p.discard && "primary"], "data-action": p.notation, title: p.discard ? t("cafe.take_discard_help") : null }))) : null);
+            () => send(p.notation), {
+              class: ["small", !p.discard && "primary"], "data-action": p.notation, title: p.discard ? t("cafe.take_discard_help") : null,
+              // several cards have a "Take" button: the name says which card (and keeps the visible words first)
+              "aria-label": `${p.discard ? t("cafe.take_discard") : p.pay ? `${t("cafe.pay")} ${colourName(p.pay)}` : t("cafe.take")} — ${cardTitle(id)}`,
+            }))) : null);
       })));
   }
 
@@ -842,6 +973,7 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
         shipBids.map((p) => button([t("cafe.bid_ship"), " ", cubeSvg(p.colour, 12), " ", colourName(p.colour)], () => send(p.notation), {
           class: "small", "data-action": p.notation,
           onmouseenter: () => setMarks([p.ship]), onmouseleave: () => setMarks([]),
+          onfocus: () => setMarks([p.ship]), onblur: () => setMarks([]),
         })),
         done ? button(t("cafe.bid_done"), () => send(done.notation), { class: "small primary", "data-action": "bid done" }) : null,
         pass ? button(t("cafe.pass"), () => send(pass.notation), { class: "small", "data-action": "pass" }) : null) : null);
@@ -887,7 +1019,7 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
     }
     mount(barEl,
       h("p", { class: ["instruction", myTurnToAct() && "mine"], id: "instruction" }, instruction()),
-      placing ? h("span", { class: "hand-card" }, cardSvg(me.hand, { rot: ui.rot })) : null,
+      placing ? tip(h("span", { class: "hand-card" }, cardSvg(me.hand, { rot: ui.rot })), "tip.cafe.hand", cardWords(me.hand)) : null,
       placing ? button(t("cafe.rotate"), rotate, { id: "rotate", title: t("cafe.rotate_help") }) : null,
       placeInfo,
       placing && ui.locked ? button(t("cafe.confirm_place"), () => {
@@ -907,12 +1039,13 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
   function roundInfo() {
     const view = model.view;
     return h("div", { class: "round-info status-bar" },
-      h("strong", { id: "round" }, t("cafe.round", { n: view.round })),
-      h("span", {}, t(`cafe.phase_${view.phase}`)),
-      h("span", {}, t("cafe.master_is", { name: seatName(model.table.seats[view.master], view.master) })),
-      h("span", { id: "deck-size" }, tn("cafe.deck", view.deck_size)),
-      h("span", { class: "supply-cubes", title: t("cafe.supply") }, t("cafe.supply"), ": ",
-        COLOURS.map((c) => h("span", { title: colourName(c) }, cubeSvg(c, 12), String(view.supply[c])))));
+      tip(h("strong", { id: "round" }, t("cafe.round", { n: view.round })), "tip.cafe.round", t("cafe.round", { n: view.round })),
+      tip(h("span", {}, t(`cafe.phase_${view.phase}`)), "tip.cafe.phase", t(`cafe.phase_${view.phase}`)),
+      tip(h("span", {}, t("cafe.master_is", { name: seatName(model.table.seats[view.master], view.master) })), "help.cafe.legend.master"),
+      tip(h("span", { id: "deck-size" }, tn("cafe.deck", view.deck_size)), "tip.cafe.deck", tn("cafe.deck", view.deck_size)),
+      h("span", { class: "supply-cubes" }, t("cafe.supply"), ": ",
+        COLOURS.map((c) => tip(h("span", { "data-supply": c, role: "img", "aria-label": `${t("cafe.supply")}: ${tn("cafe.cubes_n", view.supply[c], colourParams(c))}` }, cubeSvg(c, 12), String(view.supply[c])),
+          "tip.cafe.supply", `${t("cafe.supply")}: ${tn("cafe.cubes_n", view.supply[c], colourParams(c))}`))));
   }
 
   function legend() {
@@ -943,6 +1076,8 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
     const order = view.seats.map((_, i) => i);
     const seats = model.seat !== null ? [model.seat, ...order.filter((i) => i !== model.seat)] : order;
     barEl = h("div", { class: "action-bar", id: "action-bar" });
+    const focus = focusIdentity(el) || pendingFocus; // a keyboard player's place, kept across the redraw
+    pendingFocus = null;
     mount(el,
       roundInfo(),
       barEl,
@@ -951,7 +1086,11 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
       h("div", { class: "cafe-areas" }, seats.map(areaCard)),
       legend());
     renderBar();
+    restoreFocus(el, focus, NEXT_STEPS);
   }
+
+  // where the keyboard goes after a move: the next thing to do
+  const NEXT_STEPS = ["#draft [data-action]", "#auction [data-action]", ".area-svg.placing", "#confirm-place", ".cell.pick", ".cell.clickable", "#end-turn"];
 
   function onKey(event) {
     if (!model || event.target.closest("input, select, textarea")) return;
@@ -960,7 +1099,9 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
       event.preventDefault();
       rotate();
     } else if (event.key === "Escape") {
+      const cellKey = ui.menu;
       closeMenu();
+      if (cellKey && model.seat !== null) el.querySelector(`[data-area="${model.seat}"] [data-cell="${cellKey}"]`)?.focus();
       if (ui.pick) cancelPick();
       if (ui.locked) {
         ui.locked = null;

@@ -158,6 +158,7 @@ async function cafeHelp() {
       CAFE_LEGEND.map(([name], i) => legendItem(cellPic(i), name, `help.cafe.legend.${name}`)),
       legendItem(h("span", { class: "legend-star" }, "★"), "star", "help.cafe.legend.star"),
       legendItem(h("span", { class: "legend-master tag" }, "M"), "master", "help.cafe.legend.master"))]),
+    section("cafe", "keys", [steps("help.cafe.keys", count("help.cafe.keys"))]),
   ];
 }
 
@@ -204,6 +205,7 @@ async function rushHelp() {
       legendItem(piece(q(closed, "#start-token")), "closed", "help.rush.legend.closed"))]),
     section("rush", "upgrades", [h("ul", { class: "help-upgrades" },
       ["double-meeples", "diagonal", "double-corners", "double-specialties"].map((u) => h("li", {}, h("strong", {}, ht(`help.rush.upgrade.${u}.title`)), " ", ht(`help.rush.upgrade.${u}.text`))))]),
+    section("rush", "keys", [steps("help.rush.keys", count("help.rush.keys"))]),
   ];
 }
 

@@ -1,5 +1,10 @@
 // Drawn icons (SVG), no fonts or images needed: Coffee Rush ingredients, Café cells, cubes.
 // Each function returns an SVG <g> drawn in a box of `size` at (x, y) (top-left).
+//
+// Colour is never the only cue (docs/web.md, "Accessibility"): every cube and bean carries the
+// mark of its colour (yellow a dot, brown a bar, green a triangle, red a cross), every
+// ingredient has its own shape. The colour objects below are changed in place by the
+// colour-blind-safe palette (js/a11y.js), and the page redraws.
 
 import { s } from "./dom.js";
 
@@ -15,6 +20,29 @@ export const INGREDIENT_COLOURS = {
 };
 
 export const CUBE_COLOURS = { Y: "#e8c22a", B: "#7a4a21", G: "#3f9a3a", R: "#c8372d" };
+/** The ink of a cube's mark on a filled cube (dark on the light yellow). */
+export const CUBE_MARK_INK = { Y: "#2b1d12", B: "#fff", G: "#fff", R: "#fff" };
+
+/** The mark of a cube colour, centred in the box of `size` at (x, y): a dot (yellow), a bar
+ * (brown), a triangle (green), a cross (red). `ink` is its colour (default: the contrast of a
+ * filled cube). */
+export function cubeMark(colour, x, y, size, ink = null) {
+  const cx = x + size / 2;
+  const cy = y + size / 2;
+  const k = size;
+  const attrs = { class: `cube-mark mark-${colour}`, fill: ink || CUBE_MARK_INK[colour] || "#fff", "pointer-events": "none" };
+  switch (colour) {
+    case "Y": return s("circle", { cx, cy, r: k * 0.2, ...attrs });
+    case "B": return s("rect", { x: cx - k * 0.3, y: cy - k * 0.11, width: k * 0.6, height: k * 0.22, ...attrs });
+    case "G": return s("path", { d: `M${cx} ${cy - k * 0.27}L${cx + k * 0.28} ${cy + k * 0.22}H${cx - k * 0.28}Z`, ...attrs });
+    case "R": {
+      const a = k * 0.28;
+      const b = k * 0.09;
+      return s("path", { d: `M${cx - b} ${cy - a}h${2 * b}v${a - b}h${a - b}v${2 * b}h-${a - b}v${a - b}h-${2 * b}v-${a - b}h-${a - b}v-${2 * b}h${a - b}z`, ...attrs });
+    }
+    default: return s("g");
+  }
+}
 
 /** An ingredient icon. */
 export function ingredientIcon(name, x, y, size) {
@@ -79,30 +107,34 @@ export function ingredientSvg(name, size = 18) {
     ingredientIcon(name, 0, 0, size));
 }
 
-/** A cube (Café) drawn as a small rounded square. */
+/** A cube (Café) drawn as a small rounded square with the mark of its colour. */
 export function cube(colour, x, y, size, attrs = {}) {
-  return s("rect", {
-    x, y, width: size, height: size, rx: size * 0.18,
-    fill: CUBE_COLOURS[colour] || "#999", stroke: "#2b1d12", "stroke-width": Math.max(0.8, size / 12),
-    class: `cube cube-${colour}`, ...attrs,
-  });
+  return s("g", { class: `cube cube-${colour}`, "data-cube": colour, ...attrs },
+    s("rect", {
+      x, y, width: size, height: size, rx: size * 0.18,
+      fill: CUBE_COLOURS[colour] || "#999", stroke: "#2b1d12", "stroke-width": Math.max(0.8, size / 12),
+    }),
+    cubeMark(colour, x, y, size));
 }
 
+/** A stand-alone inline SVG of a cube (filled, or hollow: a cube still wanted), with its mark. */
 export function cubeSvg(colour, size = 14, hollow = false) {
-  return s("svg", { width: size, height: size, viewBox: `0 0 ${size} ${size}`, class: "cube-svg", "aria-hidden": "true" },
+  return s("svg", { width: size, height: size, viewBox: `0 0 ${size} ${size}`, class: "cube-svg", "data-cube": colour, "aria-hidden": "true" },
     s("rect", {
       x: 1, y: 1, width: size - 2, height: size - 2, rx: size * 0.2,
-      fill: hollow ? "none" : CUBE_COLOURS[colour], stroke: CUBE_COLOURS[colour], "stroke-width": hollow ? 2 : 1,
-    }));
+      fill: hollow ? "none" : CUBE_COLOURS[colour], stroke: hollow ? CUBE_COLOURS[colour] : "#2b1d12", "stroke-width": hollow ? 2 : 0.8,
+    }),
+    cubeMark(colour, 1, 1, size - 2, hollow ? CUBE_COLOURS[colour] : null));
 }
 
 // ---- Café cells -----------------------------------------------------------------------------------
 const ink = { fill: "none", stroke: "#3b2a1e", "stroke-width": 1.6, "stroke-linecap": "round", "stroke-linejoin": "round" };
 
 export function beanIcon(colour, cx, cy, r, extra = {}) {
-  return s("g", { class: "bean", ...extra },
+  return s("g", { class: "bean", "data-bean": colour, ...extra },
     s("ellipse", { cx, cy, rx: r * 0.72, ry: r, fill: CUBE_COLOURS[colour] || "#bbb", transform: `rotate(30 ${cx} ${cy})`, stroke: "#2b1d12", "stroke-width": 1 }),
-    s("path", { d: `M${cx - r * 0.25} ${cy - r * 0.8} C${cx + r * 0.35} ${cy - r * 0.2} ${cx - r * 0.35} ${cy + r * 0.2} ${cx + r * 0.25} ${cy + r * 0.8}`, ...ink, stroke: "rgba(255,255,255,.7)", "stroke-width": 1.2 }));
+    s("path", { d: `M${cx - r * 0.25} ${cy - r * 0.8} C${cx + r * 0.35} ${cy - r * 0.2} ${cx - r * 0.35} ${cy + r * 0.2} ${cx + r * 0.25} ${cy + r * 0.8}`, ...ink, stroke: "rgba(255,255,255,.7)", "stroke-width": 1.2 }),
+    CUBE_COLOURS[colour] ? cubeMark(colour, cx - r * 0.5, cy - r * 0.5, r) : null);
 }
 
 export function cupIcon(cx, cy, r) {

@@ -280,7 +280,7 @@ export function lobbyView() {
             ? button(t("create.add_seat"), () => { st.seats.push({ kind: "bot", bot: "greedy" }); renderCreate(); }, { class: "small", id: "add-seat" })
             : null),
         h("fieldset", {}, h("legend", {}, t("create.clock")),
-          h("select", { id: "clock-kind", onchange: (e) => { st.clock = e.target.value; renderCreate(); } },
+          h("select", { id: "clock-kind", "aria-label": t("create.clock"), onchange: (e) => { st.clock = e.target.value; renderCreate(); } },
             ["none", "realtime", "turn_based"].map((k) => h("option", { value: k, selected: st.clock === k }, t(`clock.kind_${k}`)))),
           st.clock === "realtime" ? h("div", { class: "inline" },
             h("label", {}, t("clock.bank_minutes"), h("input", { type: "number", min: 1, max: 1440, value: st.initial, id: "clock-initial", onchange: (e) => { st.initial = Number(e.target.value); } })),

@@ -2,10 +2,12 @@
 // piles, upgrades and rush tokens. A turn is played step by step: every click sends one of
 // the server's `legal` steps, and the next possible steps are highlighted.
 
+import { arrowStep, focusIdentity, onActivate, restoreFocus } from "./a11y.js";
 import { SEAT_COLOURS, seatName } from "./common.js";
 import { button, h, mount, s } from "./dom.js";
 import { INGREDIENT_COLOURS, ingredientIcon, ingredientSvg } from "./icons.js";
 import { has, t, tn } from "./i18n.js";
+import { tip } from "./tips.js";
 
 const UPGRADES = ["double-meeples", "diagonal", "double-corners", "double-specialties"];
 const COLUMNS = "abcd";
@@ -46,11 +48,26 @@ function parseLegal(legal) {
 }
 
 function chip(ing, attrs = {}) {
-  return h("span", { class: "chip", title: ingredientName(ing), "data-ing": ing, ...attrs }, ingredientSvg(ing, 18), h("span", { class: "chip-label" }, ingredientName(ing)));
+  return tip(h("span", { class: "chip", "data-ing": ing, ...attrs }, ingredientSvg(ing, 18), h("span", { class: "chip-label" }, ingredientName(ing))),
+    "help.rush.legend.hand", ingredientName(ing));
 }
 
 function recipe(list) {
-  return h("span", { class: "recipe" }, list.map((ing) => h("span", { class: "recipe-ing", title: ingredientName(ing) }, ingredientSvg(ing, 16))));
+  // the icons' shapes say which ingredient; their names are the list's accessible name
+  return h("span", { class: "recipe", role: "img", "aria-label": list.map(ingredientName).join(", ") },
+    list.map((ing) => h("span", { class: "recipe-ing" }, ingredientSvg(ing, 16))));
+}
+
+/** Keys of the keyboard on the board: the focus goes to the next square in the arrow's way. */
+function boardArrows(event) {
+  const step = arrowStep(event);
+  const from = event.currentTarget.dataset.square;
+  if (!step || !from) return;
+  const c = COLUMNS.indexOf(from[0]) + step[1];
+  const r = Number(from[1]) - 1 + step[0];
+  if (r < 0 || r > 3 || c < 0 || c > 3) return;
+  event.preventDefault();
+  event.currentTarget.ownerSVGElement.querySelector(`[data-square="${squareOf(r, c)}"]`)?.focus();
 }
 
 export function createRenderer({ act, interactive = true, barExtras = null }) {
@@ -73,8 +90,8 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
     const size = 88;
     const pad = 18;
     const svg = s("svg", {
-      class: "rush-board", viewBox: `0 0 ${size * 4 + pad * 2} ${size * 4 + pad * 2}`, role: "img",
-      "aria-label": t("rush.board"), id: "rush-board",
+      class: "rush-board", viewBox: `0 0 ${size * 4 + pad * 2} ${size * 4 + pad * 2}`, role: "group",
+      "aria-label": `${t("rush.board")} — ${t("access.board_keys")}`, id: "rush-board",
     });
     svg.append(s("rect", { x: 0, y: 0, width: size * 4 + pad * 2, height: size * 4 + pad * 2, rx: 14, fill: "#5a3d2b" }));
     for (let c = 0; c < 4; c++) svg.append(s("text", { x: pad + c * size + size / 2, y: 13, class: "coord" }, COLUMNS[c]));
@@ -104,11 +121,21 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
         const target = targets.get(sq);
         const mover = movers.has(sq);
         const classes = ["square", placeable && "legal", target && "legal", mover && "mover", ui.meeple === sq && "selected", hintSquares.has(sq) && "hinted"];
-        const g = s("g", { class: classes, "data-square": sq, tabindex: placeable || target || mover ? 0 : null, role: placeable || target || mover ? "button" : null });
+        const here = occupied.get(sq) || [];
+        const who = here.length ? ` — ${here.map((m) => seatName(model.table.seats[m.seat], m.seat)).join(", ")}` : "";
+        const acts = interactive && (placeable || target || mover);
+        const what = placeable || target ? t("access.square_go") : mover ? t("access.square_pick") : "";
+        const g = s("g", {
+          class: classes, "data-square": sq, tabindex: acts ? 0 : -1, role: acts ? "button" : "img",
+          "aria-label": `${sq}: ${ingredientName(ing)}${who}${what ? ` — ${what}` : ""}`,
+          "aria-pressed": mover && interactive ? String(ui.meeple === sq) : null,
+        });
+        const kind = DATA.corners.includes(sq) ? "help.rush.legend.corner" : DATA.specialties.includes(ing) ? "help.rush.legend.ribbon" : "tip.rush.square";
+        tip(g, kind, `${sq} · ${ingredientName(ing)}${who}`);
+        g.addEventListener("keydown", boardArrows);
         g.append(s("rect", { x: x + 3, y: y + 3, width: size - 6, height: size - 6, rx: 10, fill: tint(ing), class: "sq-bg" }));
         if (DATA.corners.includes(sq)) g.append(s("path", { d: `M${x + 3} ${y + 22}V${y + 13}a10 10 0 0 1 10 -10H${x + 22}`, class: "corner-mark" }));
         if (DATA.specialties.includes(ing)) g.append(s("path", { d: `M${x + size - 24} ${y + 3}h14v20l-7 -5l-7 5z`, class: "ribbon" }));
-        const here = occupied.get(sq) || [];
         const iconX = here.length ? x + 10 : x + size / 2 - 17;
         g.append(ingredientIcon(ing, iconX, y + 12, here.length ? 30 : 34));
         const label = ingredientName(ing);
@@ -120,16 +147,18 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
         here.forEach((m, k) => g.append(meeple(x + size - 22 - (here.length > 1 ? (1 - k) * 20 : 0), y + 36, m.seat)));
         if (placeable || target) g.append(s("rect", { x: x + 3, y: y + 3, width: size - 6, height: size - 6, rx: 10, class: "sq-ring" }));
         if (movingSquare === sq) g.append(s("rect", { x: x + 7, y: y + 7, width: size - 14, height: size - 14, rx: 8, class: "moving-ring" }));
-        const title = s("title", {}, `${sq}: ${ingredientName(ing)}${here.length ? ` — ${here.map((m) => seatName(model.table.seats[m.seat], m.seat)).join(", ")}` : ""}`);
-        g.append(title);
-        if (interactive) {
+        if (acts) {
           const click = () => {
             if (placeable) send(`place ${sq}`);
             else if (target) send(target);
             else if (mover) { ui.meeple = sq; render(); }
           };
           g.addEventListener("click", click);
-          g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); click(); } });
+          onActivate(g, () => {
+            click();
+            // by keyboard: a meeple picked, the focus goes on to a square it may walk to
+            if (mover && !placeable && !target) el.querySelector("#rush-board .square.legal")?.focus();
+          });
         }
         svg.append(g);
       }
@@ -144,8 +173,11 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
 
   function meeple(cx, cy, seat) {
     const colour = SEAT_COLOURS[seat % 4];
-    return s("g", { class: "meeple", "data-meeple-seat": seat },
-      s("path", { d: `M${cx - 10} ${cy + 14}c0-8 3-11 6-13a6.5 6.5 0 1 1 8 0c3 2 6 5 6 13z`, fill: colour, stroke: "#1d130c", "stroke-width": 1.6 }));
+    // the seat's number on the meeple: its colour is not the only cue
+    return tip(s("g", { class: "meeple", "data-meeple-seat": seat },
+      s("path", { d: `M${cx - 10} ${cy + 14}c0-8 3-11 6-13a6.5 6.5 0 1 1 8 0c3 2 6 5 6 13z`, fill: colour, stroke: "#1d130c", "stroke-width": 1.6 }),
+      s("text", { x: cx, y: cy + 11.5, class: "meeple-no" }, String(seat + 1))),
+    "help.rush.legend.meeple", seatName(model.table.seats[seat], seat));
   }
 
   // ---- a player's area -------------------------------------------------------------------------
@@ -154,14 +186,18 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
     const pourable = mine && ui.token && legal.pours.some((x) => x.ing === ui.token && x.cup === n);
     const serves = mine ? legal.serves.filter((x) => x.cup === n) : [];
     const hintedCup = mine && hinted && new RegExp(`^(pour \\S+|serve) ${n}\\b`).test(hinted);
+    const inside = p.cups[i].length ? p.cups[i].map(ingredientName).join(", ") : t("rush.empty_cup");
     const box = h("div", {
       class: ["cup", pourable && "legal", serves.length && "ready", hintedCup && "hinted"], "data-cup": n, "data-seat": seat,
       role: pourable ? "button" : null, tabindex: pourable ? 0 : null,
-      title: pourable ? t("rush.pour_here", { ing: ingredientName(ui.token), n }) : null,
+      "aria-label": pourable ? `${t("rush.pour_here", { ing: ingredientName(ui.token), n })} (${inside})` : null,
       onclick: pourable ? () => send(`pour ${ui.token} ${n}`) : null,
     },
     h("span", { class: "cup-no" }, t("rush.cup_n", { n })),
-    h("span", { class: "cup-tokens" }, p.cups[i].length ? p.cups[i].map((ing) => ingredientSvg(ing, 20)) : h("span", { class: "muted" }, t("rush.empty_cup"))));
+    h("span", { class: "cup-tokens", role: p.cups[i].length ? "img" : null, "aria-label": p.cups[i].length ? inside : null },
+      p.cups[i].length ? p.cups[i].map((ing) => ingredientSvg(ing, 20)) : h("span", { class: "muted" }, t("rush.empty_cup"))));
+    tip(box, "help.rush.legend.cup", `${t("rush.cup_n", { n })}: ${inside}`);
+    if (pourable) onActivate(box, () => send(`pour ${ui.token} ${n}`));
     // emptying throws tokens away: its button lies below the cup, outside the cup's tap area
     // (tapping the cup pours), and asks first
     const empty = mine && legal.empties.has(n) && p.cups[i].length
@@ -175,25 +211,26 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
     const serves = mine ? legal.serves.filter((x) => x.counter === counter && x.drink === name) : [];
     // on our turn, an order on counter 4 is a penalty card when the turn ends (unless served)
     const doomed = mine && counter === 4 && model.view.phase === "turn";
-    return h("div", {
+    const head = `${name}: ${drink.recipe.map(ingredientName).join(", ")}${doomed ? ` — ${t("rush.doomed")}` : ""}`;
+    return tip(h("div", {
       class: ["order", drink.special && "special", serves.length && "servable", doomed && "doomed"], "data-drink": name, "data-counter": counter,
-      title: doomed ? t("rush.doomed") : null,
     },
-      h("span", { class: "order-name" }, drink.special ? h("span", { class: "star", title: t("rush.special") }, "★ ") : null, name),
+      h("span", { class: "order-name" }, drink.special ? h("span", { class: "star", "aria-label": t("rush.special") }, "★ ") : null, name),
       recipe(drink.recipe),
-      serves.map((x) => button(t("rush.serve_from", { n: x.cup }), () => send(x.action), { class: "tiny primary", "data-serve": x.action })));
+      serves.map((x) => button(t("rush.serve_from", { n: x.cup }), () => send(x.action), { class: "tiny primary", "data-serve": x.action }))),
+    drink.special ? "help.rush.legend.special" : "help.rush.legend.order", head);
   }
 
   function upgradeTiles(p, mine) {
     return h("div", { class: "upgrades" }, UPGRADES.map((u) => {
       const flipped = p.upgrades.includes(u);
       const can = mine && legal.upgrades.has(u);
-      return h(can ? "button" : "span", {
+      return tip(h(can ? "button" : "span", {
         type: can ? "button" : null,
         class: ["upgrade", flipped && "flipped", can && "legal"], "data-upgrade": u,
-        title: t(`rush.upgrade_${u}_help`),
         onclick: can ? () => { if (confirm(t("rush.upgrade_confirm", { name: t(`rush.upgrade_${u}`) }))) send(`upgrade ${u}`); } : null,
-      }, t(`rush.upgrade_${u}`));
+      }, t(`rush.upgrade_${u}`)),
+      flipped ? "help.rush.legend.upgrade_flipped" : "help.rush.legend.upgrade", `${t(`rush.upgrade_${u}`)}: ${t(`rush.upgrade_${u}_help`)}`);
     }));
   }
 
@@ -208,30 +245,38 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
         h("span", { class: "label" }, t(view.phase === "setup_pour" ? "rush.hand_setup" : "rush.hand")),
         handTokens.map((ing, k) => {
           const can = mine && pourableTokens.has(ing);
-          return chip(ing, {
+          const node = chip(ing, {
             class: ["chip", can && "legal", ui.token === ing && "selected"],
             role: can ? "button" : null, tabindex: can ? 0 : null, "data-hand": k,
+            "aria-pressed": can ? String(ui.token === ing) : null,
             onclick: can ? () => { ui.token = ing; render(); } : null,
           });
+          // by keyboard: the token is taken, and the focus goes on to a cup it may go into
+          if (can) onActivate(node, () => { ui.token = ing; render(); el.querySelector(".cup.legal")?.focus(); });
+          return node;
         }))
       : null;
+    const stat = (name, key, legend, sign, n, extra = null) => tip(h("span", {
+      class: ["stat", extra], "data-stat": name, role: "img", "aria-label": `${t(key)}: ${n}`,
+    }, `${sign} `, String(n)), legend, `${t(key)}: ${n}`);
     return h("section", { class: ["rush-player", seat === model.seat && "mine", toMove && "to-move"], "data-player": seat, style: { "--seat": SEAT_COLOURS[seat % 4] } },
       h("header", {},
         h("span", { class: "dot", style: { background: SEAT_COLOURS[seat % 4] } }),
         h("strong", { class: "seat-name" }, seatName(model.table.seats[seat], seat)),
-        h("span", { class: "stat", title: t("rush.rush_tokens"), "data-stat": "rush" }, "⚡ ", String(p.rush)),
-        h("span", { class: "stat", title: t("rush.completed"), "data-stat": "completed" }, "✓ ", String(p.completed.length)),
-        h("span", { class: ["stat", p.penalties.length >= 4 && "danger"], title: t("rush.penalties"), "data-stat": "penalties" }, "✗ ", String(p.penalties.length)),
-        h("span", { class: "stat score", title: t("score.total") }, t("rush.score_short", { n: view.scores[seat].total }))),
+        stat("rush", "rush.rush_tokens", "help.rush.legend.rush", "⚡", p.rush),
+        stat("completed", "rush.completed", "help.rush.legend.completed", "✓", p.completed.length),
+        stat("penalties", "rush.penalties", "help.rush.legend.penalties", "✗", p.penalties.length, p.penalties.length >= 4 && "danger"),
+        tip(h("span", { class: "stat score" }, t("rush.score_short", { n: view.scores[seat].total })), "tip.rush.score", `${t("score.total")}: ${view.scores[seat].total}`)),
       hand,
       h("div", { class: "cups" }, [0, 1, 2].map((i) => cupBox(p, seat, i, mine))),
       h("div", { class: "counters" }, [0, 1, 2, 3].map((i) => h("div", { class: ["counter", i === 3 && "last"], "data-counter-col": i + 1 },
-        h("span", { class: "counter-no", title: i === 3 ? t("rush.counter_last_help") : null }, t("rush.counter_n", { n: i + 1 })),
+        tip(h("span", { class: "counter-no" }, t("rush.counter_n", { n: i + 1 })),
+          i === 3 ? "help.rush.legend.counter4" : "help.rush.legend.counter", t("rush.counter_n", { n: i + 1 })),
         p.counters[i].map((name) => orderCard(name, seat, i + 1, mine))))),
       upgradeTiles(p, mine),
       h("div", { class: "piles muted" },
-        h("span", {}, tn("rush.completed_pile", p.completed.length)),
-        h("span", {}, tn("rush.penalty_pile", p.penalties.length))));
+        tip(h("span", {}, tn("rush.completed_pile", p.completed.length)), "help.rush.legend.completed", tn("rush.completed_pile", p.completed.length)),
+        tip(h("span", {}, tn("rush.penalty_pile", p.penalties.length)), "help.rush.legend.penalties", tn("rush.penalty_pile", p.penalties.length))));
   }
 
   // ---- status and buttons ----------------------------------------------------------------------
@@ -292,12 +337,15 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
 
   function statusBar() {
     const view = model.view;
+    const word = t(view.closed ? "rush.token_closed" : "rush.token_open");
     return h("div", { class: "status-bar" },
-      h("span", { class: ["token", view.closed ? "closed" : "open"], id: "start-token", title: t("rush.token_help") },
-        t(view.closed ? "rush.token_closed" : "rush.token_open")),
-      h("span", { id: "deck-size" }, tn("rush.deck", view.deck_size)),
-      h("span", { title: t("rush.rush_supply") }, "⚡ ", t("rush.rush_supply_n", { n: view.rush_supply })),
-      h("span", { class: "supply" }, Object.entries(view.supply).map(([ing, n]) => h("span", { class: ["supply-item", n === 0 && "out"], title: ingredientName(ing) }, ingredientSvg(ing, 16), String(n)))));
+      tip(h("span", { class: ["token", view.closed ? "closed" : "open"], id: "start-token" }, word),
+        view.closed ? "help.rush.legend.closed" : "help.rush.legend.open", `${word} — ${t("rush.token_help")}`),
+      tip(h("span", { id: "deck-size" }, tn("rush.deck", view.deck_size)), "tip.rush.deck", tn("rush.deck", view.deck_size)),
+      tip(h("span", { id: "rush-supply" }, "⚡ ", t("rush.rush_supply_n", { n: view.rush_supply })), "help.rush.legend.rush", `${t("rush.rush_supply")}: ${view.rush_supply}`),
+      h("span", { class: "supply", role: "group", "aria-label": t("access.supply") }, Object.entries(view.supply).map(([ing, n]) => tip(
+        h("span", { class: ["supply-item", n === 0 && "out"], "data-supply": ing, role: "img", "aria-label": `${ingredientName(ing)}: ${n}` }, ingredientSvg(ing, 16), String(n)),
+        "tip.rush.supply", `${ingredientName(ing)}: ${n}`))));
   }
 
   /** Keep the selections valid for the new legal steps; pick the only choice. */
@@ -316,13 +364,18 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
     const view = model.view;
     const order = view.players.map((_, i) => i);
     const mineFirst = model.seat !== null ? [model.seat, ...order.filter((i) => i !== model.seat)] : order;
+    const focus = focusIdentity(el); // a keyboard player's place, kept across the redraw
     mount(el,
       statusBar(),
       actionBar(),
       h("div", { class: "rush-main" },
         h("div", { class: "board-wrap" }, board()),
         h("div", { class: "rush-players" }, mineFirst.map((i) => playerPanel(view.players[i], i)))));
+    restoreFocus(el, focus, NEXT_STEPS);
   }
+
+  // where the keyboard goes after a move: the next thing to do
+  const NEXT_STEPS = ["#rush-board .square.legal", "#rush-board .square.mover", "#my-hand .chip.legal", ".cup.legal", "[data-serve]", "#rush-stop", "button.upgrade.legal", "#rush-end"];
 
   return {
     el,
