@@ -141,6 +141,17 @@ def test_axe_finds_no_serious_violation_on_any_page(
         page.wait_for_selector("#create-table")
         settle(page)
         problems += audit(page, axe_script, "lobby")
+        # a registered player's friends page, with a request to answer and a friend
+        c.context.clear_cookies()
+        page.reload()
+        page.wait_for_selector("#login-link")
+        reader = c.sign_up()
+        assert uploader.post(f"/api/friends/{reader}").status_code == 200
+        c.goto("#/friends")
+        page.reload()
+        page.wait_for_selector("#friend-requests")
+        settle(page)
+        problems += audit(page, axe_script, "friends")
         assert not c.errors, c.errors
     finally:
         c.close()
