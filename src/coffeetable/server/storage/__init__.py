@@ -28,6 +28,8 @@ from coffeetable.server.storage.errors import (
 from coffeetable.server.storage.records import (
     GameTable,
     LeaderboardEntry,
+    MailEvent,
+    PlayerTable,
     Rating,
     RatingChange,
     Seat,
@@ -36,6 +38,7 @@ from coffeetable.server.storage.records import (
     TableStatus,
     User,
     UserSession,
+    UserSettings,
 )
 from coffeetable.server.storage.sql import SqlStorage
 
@@ -47,6 +50,8 @@ __all__ = [
     "DuplicateNameError",
     "GameTable",
     "LeaderboardEntry",
+    "MailEvent",
+    "PlayerTable",
     "NotFoundError",
     "Rating",
     "RatingChange",
@@ -62,6 +67,7 @@ __all__ = [
     "TableStatus",
     "User",
     "UserSession",
+    "UserSettings",
     "default_database_url",
     "engine_for_url",
     "open_storage",
