@@ -46,6 +46,7 @@ from coffeetable.server.livetable import (
     table_json,
 )
 from coffeetable.server.node import Node, Settings
+from coffeetable.server.notify_routes import install as install_notify_routes
 from coffeetable.server.protocol import (
     ErrorCode,
     ProtocolError,
@@ -847,6 +848,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if table.private and seat_of(table, user) is not None:
             out["invite"] = table.invite_token
         return out
+
+    # presence, "my games", notifications (notify_routes.py)
+    install_notify_routes(app, errors)
 
     # the browser client: static files, no build step (src/coffeetable/web/static)
     app.mount("/", StaticFiles(directory=WEB_ROOT, html=True, check_dir=False), name="web")

@@ -237,9 +237,7 @@ class Storage(Protocol):
     ) -> None:
         """Something to mail to the user with their next digest."""
 
-    async def drop_mail_events(
-        self, user_id: int, table_id: str, kinds: Collection[str]
-    ) -> int:
+    async def drop_mail_events(self, user_id: int, table_id: str, kinds: Collection[str]) -> int:
         """Forget the pending (unclaimed) events of these kinds at the table (a move made
         before its mail went); how many."""
 

@@ -105,9 +105,7 @@ class NotifyStorage:
             sa.select(*columns)
             .select_from(joined)
             .where(mine, game_tables.c.status.not_in(_ACTIVE))
-            .order_by(
-                sa.func.coalesce(game_tables.c.finished_at, game_tables.c.created_at).desc()
-            )
+            .order_by(sa.func.coalesce(game_tables.c.finished_at, game_tables.c.created_at).desc())
             .limit(max(0, recent))
         )
         async with self._read() as conn:
@@ -133,9 +131,7 @@ class NotifyStorage:
     ) -> None:
         now = self._now()
         movers = sorted(set(to_move))
-        newer = (table_players.c.table_id == table_id) & (
-            table_players.c.turn_revision < revision
-        )
+        newer = (table_players.c.table_id == table_id) & (table_players.c.turn_revision < revision)
         async with self._write() as conn:
             if movers:
                 # a player already to move keeps the moment their turn began
@@ -161,7 +157,9 @@ class NotifyStorage:
     async def get_settings(self: _Transactions, user_id: int) -> UserSettings:
         async with self._read() as conn:
             row = (
-                await conn.execute(sa.select(user_settings).where(user_settings.c.user_id == user_id))
+                await conn.execute(
+                    sa.select(user_settings).where(user_settings.c.user_id == user_id)
+                )
             ).first()
         if row is None:
             return UserSettings(user_id=user_id, email=None, language="en", prefs={})
@@ -194,7 +192,9 @@ class NotifyStorage:
                         .values(values)
                     )
             row = (
-                await conn.execute(sa.select(user_settings).where(user_settings.c.user_id == user_id))
+                await conn.execute(
+                    sa.select(user_settings).where(user_settings.c.user_id == user_id)
+                )
             ).one()
         return _settings(row)
 
@@ -361,4 +361,3 @@ def _event(row: Any) -> MailEvent:
         params=dict(row.params or {}),
         created_at=row.created_at,
     )
-
