@@ -217,11 +217,11 @@ def digest_message(
     message["From"] = sender
     message["To"] = formataddr((name, to))
     message["Message-ID"] = make_msgid(domain=urlsplit(base).hostname or "localhost")
-    message["Content-Language"] = lang
     message["Auto-Submitted"] = "auto-generated"
     message["List-Unsubscribe"] = f"<{base}/api/unsubscribe/one-click?token={quote(token)}>"
     message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     message.set_content("\n".join(lines) + "\n")
+    message["Content-Language"] = lang  # after the content, which sets the Content-* headers
     return message
 
 

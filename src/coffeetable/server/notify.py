@@ -88,22 +88,33 @@ def settings_json(settings: UserSettings, mail_available: bool) -> dict[str, Any
 
 
 # ==== "my games" ==================================================================================
-def time_left(table: GameTable, seat: int, now: float) -> float | None:
-    """Seconds left on the seat's clock now (a realtime bank, or a turn-based table's limit for
-    the move), from the clock as stored with the table's last change; None without a limit."""
+def time_left(row: PlayerTable, now: float) -> float | None:
+    """Seconds left now on the player's clock at a running table: a realtime bank (from the
+    clock as stored with the table's last change), or a turn-based table's limit for the
+    move; None without a limit."""
+    table = row.table
     clock = table.clock
-    if not isinstance(clock, dict):
+    if table.status != "running" or not isinstance(clock, dict):
         return None
+    if clock.get("kind") == "turn_based":
+        limit = clock.get("turn_limit")
+        if not isinstance(limit, int | float) or not row.to_move or row.turn_since is None:
+            return None
+        return max(0.0, float(limit) - max(0.0, now - row.turn_since.timestamp()))
     state = clock.get("state")
-    if not isinstance(state, dict):
-        return None
+    if not isinstance(state, dict):  # no move yet: the bank as set, running since the start
+        initial = clock.get("initial")
+        if not isinstance(initial, int | float):
+            return None
+        started = table.started_at.timestamp() if table.started_at else now
+        return max(0.0, float(initial) - (max(0.0, now - started) if row.to_move else 0.0))
     remaining = state.get("remaining")
+    seat = row.seat
     if not isinstance(remaining, list) or seat >= len(remaining) or remaining[seat] is None:
         return None
     left = float(remaining[seat])
-    running = state.get("running") or []
     wall = state.get("wall_time")
-    if seat in running and isinstance(wall, int | float):
+    if seat in (state.get("running") or []) and isinstance(wall, int | float):
         left -= max(0.0, now - float(wall))
     return max(0.0, left)
 
@@ -124,9 +135,7 @@ def my_games_json(
         entry["my_seat"] = row.seat
         entry["your_move"] = row.to_move
         entry["turn_since"] = row.turn_since.isoformat() if row.turn_since else None
-        entry["time_left"] = (
-            time_left(table, row.seat, moment) if table.status == "running" else None
-        )
+        entry["time_left"] = time_left(row, moment)
         out.append(entry)
     group = {"running": 1, "open": 2}
 

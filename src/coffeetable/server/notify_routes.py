@@ -47,7 +47,7 @@ class SettingsChange(BaseModel):
     """The settings to change; a field left out stays as it is. `email: null` removes the
     address."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     email: str | None = Field(default="", max_length=MAX_EMAIL)
     language: str | None = Field(default=None, max_length=8)
     sound: bool | None = None
