@@ -7,10 +7,14 @@
 //          #/profile/NAME ratings of a player
 //          #/leaderboard  leaderboards
 //          #/help/GAME    How to play (cafe, coffee-rush)
+//          #/games        my games (running and recent, your move first)
+//          #/settings     notifications and e-mail
+//          #/unsubscribe/TOKEN   a mail's unsubscribe link
 
 import { api } from "./api.js";
 import { $, button, h, mount } from "./dom.js";
 import { LANGUAGES, initI18n, language, onLanguageChange, setLanguage, t } from "./i18n.js";
+import { channel, connectChannel, onChannel, refreshTitle } from "./notify.js";
 
 export const session = { user: null, games: null };
 
@@ -62,6 +66,9 @@ const routes = {
   profile: (parts) => import("./profile.js").then((m) => m.profileView(parts[1] || (session.user && session.user.name))),
   help: (parts) => import("./help.js").then((m) => m.helpView(parts[1])),
   leaderboard: (parts) => import("./profile.js").then((m) => m.leaderboardView(parts[1])),
+  games: () => import("./mygames.js").then((m) => m.myGamesView()),
+  settings: () => import("./settings.js").then((m) => m.settingsView()),
+  unsubscribe: (parts) => import("./settings.js").then((m) => m.unsubscribeView(parts[1])),
 };
 
 async function route() {
@@ -94,6 +101,8 @@ export function renderHeader() {
     link("#/", "lobby", here === "" || here === "lobby"),
     link("#/leaderboard", "leaderboard", here === "leaderboard"),
     session.user && !session.user.guest ? link("#/profile", "profile", here === "profile") : null,
+    session.user ? gamesLink(here === "games") : null,
+    session.user ? link("#/settings", "settings", here === "settings") : null,
   );
   const box = $("#user-box");
   if (session.user) {
@@ -114,7 +123,14 @@ export function renderHeader() {
     select.addEventListener("change", () => setLanguage(select.value));
   }
   select.value = language();
-  document.title = t("app.title");
+  refreshTitle(); // the app's title, with "your move" before it when it is
+}
+
+/** "My games", with how many wait for the player's move. */
+function gamesLink(active) {
+  const n = channel.yourMove.size;
+  return h("a", { href: "#/games", class: active ? "active" : null, "data-nav": "games" },
+    t("nav.games"), n ? h("span", { class: "badge", id: "your-move-count" }, String(n)) : null);
 }
 
 async function logout() {
@@ -124,6 +140,7 @@ async function logout() {
     /* the session is gone either way */
   }
   session.user = null;
+  connectChannel(null);
   go("#/");
 }
 
@@ -133,6 +150,7 @@ export async function refreshSession() {
   } catch {
     session.user = null;
   }
+  connectChannel(session.user);
   renderHeader();
   return session.user;
 }
@@ -158,6 +176,9 @@ async function boot() {
     else route();
   });
   await refreshSession();
+  onChannel((msg) => {
+    if (msg.type === "welcome" || msg.type === "turn" || msg.type === "ended") renderHeader();
+  });
   window.addEventListener("hashchange", route);
   await route();
 }

@@ -8,6 +8,8 @@ import {
 import { button, h, mount, requestId } from "./dom.js";
 import { has, t, tn } from "./i18n.js";
 import { introBox } from "./intro.js";
+import { myGamesSection } from "./mygames.js";
+import { onPresence, onlineCount } from "./presence.js";
 
 const PROMOS = ["leao", "coffee-mine", "atlas"];
 
@@ -103,8 +105,10 @@ export function lobbyView() {
     const rows = [...tables.values()]
       .filter((tb) => tb.status === "open" || tb.status === "running")
       .sort((a, b) => (a.status === b.status ? (b.created_at > a.created_at ? 1 : -1) : a.status === "open" ? -1 : 1));
+    const online = onlineCount();
     mount(listBox,
-      h("h2", {}, t("lobby.tables"), connected ? null : h("span", { class: "tag warn" }, t("conn.lost_short"))),
+      h("h2", {}, t("lobby.tables"), connected ? null : h("span", { class: "tag warn" }, t("conn.lost_short")),
+        online !== null ? h("span", { class: "online-count muted", id: "online-count" }, tn("presence.count", online)) : null),
       rows.length
         ? h("ul", { class: "tables" }, rows.map(tableRow))
         : h("p", { class: "muted empty" }, t("lobby.no_tables")));
@@ -332,16 +336,19 @@ export function lobbyView() {
   }
 
   const intro = introBox();
+  const myGames = myGamesSection(); // logged-in players: their running games, your move first
   mount(el,
     intro.el,
     h("div", { class: "lobby-grid" },
-      h("div", { class: "lobby-main" }, listBox, finishedBox),
+      h("div", { class: "lobby-main" }, myGames ? myGames.el : null, listBox, finishedBox),
       h("aside", { class: "lobby-side" }, createBox)));
+  const offPresence = onPresence(() => renderList());
 
   return {
     el,
     async mounted() {
       renderAll();
+      if (myGames) myGames.load();
       socket = new LobbySocket(
         (list) => { tables.clear(); for (const tb of list) tables.set(tb.id, tb); renderList(); },
         (tb) => {
@@ -360,7 +367,11 @@ export function lobbyView() {
         toast(errorText(err));
       }
     },
-    unmount() { if (socket) socket.close(); },
-    relabel() { intro.relabel(); renderAll(); },
+    unmount() {
+      if (socket) socket.close();
+      if (myGames) myGames.destroy();
+      offPresence();
+    },
+    relabel() { intro.relabel(); renderAll(); if (myGames) myGames.render(); },
   };
 }
