@@ -47,8 +47,13 @@ class Sink:
     def __init__(self) -> None:
         self.messages: list[tuple[list[str], Message]] = []
 
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
-        self.messages.append((list(envelope.rcpt_tos), email.message_from_bytes(envelope.content, policy=email.policy.default)))
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.messages.append(
+            (
+                list(envelope.rcpt_tos),
+                email.message_from_bytes(envelope.content, policy=email.policy.default),
+            )
+        )
         return "250 OK"
 
     def to(self, address: str) -> list[Message]:

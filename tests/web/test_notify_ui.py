@@ -152,7 +152,7 @@ def test_a_hidden_tab_gets_a_browser_notification_and_the_title_says_your_move(
     bo.page.check("#set-browser")
     bo.page.check("#set-sound")
     bo.press("#save-settings")
-    bo.page.wait_for_selector(".toast.ok")
+    bo.page.wait_for_selector(".toast.info")
     bo.screenshot(shots, "settings")
     op = opponent(server)
     table = op.create("cafe", [{"kind": "human"}, {"kind": "open"}], clock={"kind": "turn_based"})
@@ -199,7 +199,9 @@ def test_my_games_page_puts_your_move_first(
         assert op.post(f"/api/tables/{table['id']}/start").status_code == 200
         tables.append((op, table))
     # the first and the last: Bo's move; the middle one: the opponent's
-    cookie = {c["name"]: c["value"] for c in bo.context.cookies() if c["name"] == "coffeetable_session"}
+    cookie = {
+        c["name"]: c["value"] for c in bo.context.cookies() if c["name"] == "coffeetable_session"
+    }
     as_bo = Player(server)
     as_bo.http.cookies.update(cookie)
     for index, (op, table) in enumerate(tables):
@@ -211,7 +213,9 @@ def test_my_games_page_puts_your_move_first(
     bo.goto("#/games")
     rows = bo.page.locator("#my-games [data-mygame]")
     rows.nth(2).wait_for()
-    bo.page.wait_for_function("document.querySelectorAll('#my-games [data-your-move]').length === 2")
+    bo.page.wait_for_function(
+        "document.querySelectorAll('#my-games [data-your-move]').length === 2"
+    )
     order = [rows.nth(i).get_attribute("data-mygame") for i in range(rows.count())]
     ids = [t["id"] for _, t in tables]
     assert set(order[:2]) == {ids[0], ids[2]} and order[2] == ids[1]

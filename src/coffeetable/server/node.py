@@ -36,7 +36,7 @@ from coffeetable.server.lobby import LobbyFeed, LobbyService
 from coffeetable.server.mail import Mailer, SmtpSettings
 from coffeetable.server.match import MatchService
 from coffeetable.server.notify import Notifier
-from coffeetable.server.presence import PRESENCE, Presence
+from coffeetable.server.presence import PRESENCE, PRESENCE_REFRESH, PRESENCE_TTL, Presence
 from coffeetable.server.replays import ReplayService
 from coffeetable.server.storage import Storage, default_database_url, open_storage
 from coffeetable.server.userchannel import UserChannels
@@ -98,6 +98,14 @@ class Settings(BaseModel):
     mail_every: float = Field(default_factory=lambda: _env_float("COFFEETABLE_MAIL_EVERY", 30.0))
     #: seconds in a "minute" of the users' digest intervals (60; tests make it shorter)
     mail_minute: float = Field(default_factory=lambda: _env_float("COFFEETABLE_MAIL_MINUTE", 60.0))
+    #: presence with Redis: seconds a node's entry lives without a refresh, and how often it
+    #: is refreshed (watchers of a dead node's users learn within about the sum)
+    presence_ttl: float = Field(
+        default_factory=lambda: _env_float("COFFEETABLE_PRESENCE_TTL", PRESENCE_TTL)
+    )
+    presence_refresh: float = Field(
+        default_factory=lambda: _env_float("COFFEETABLE_PRESENCE_REFRESH", PRESENCE_REFRESH)
+    )
     #: a name for this node in logs and the health report
     node_name: str = Field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
 
@@ -238,8 +246,10 @@ class Node:
             settings.table_rate, settings.table_burst, self.redis, "tables"
         )
         self.hint_limits = RateLimits(settings.hint_rate, settings.hint_burst, self.redis, "hint")
-        self.presence = Presence(self.bus, self.id, self.redis)
-        self.channels = UserChannels(self.storage, self.bus, self.presence)
+        self.presence = Presence(self.bus, self.id, self.redis, ttl=settings.presence_ttl)
+        self.channels = UserChannels(
+            self.storage, self.bus, self.presence, every=settings.presence_refresh
+        )
         mailer = None
         if settings.smtp_url:
             smtp = SmtpSettings.from_url(settings.smtp_url)

@@ -128,7 +128,10 @@ class Channel:
 class UserChannels:
     """This node's user channels: their people's presence, what to tell whom."""
 
-    def __init__(self, storage: Storage, bus: Bus, presence: Presence) -> None:
+    def __init__(
+        self, storage: Storage, bus: Bus, presence: Presence, every: float = PRESENCE_REFRESH
+    ) -> None:
+        self.every = every
         self.storage = storage
         self.bus = bus
         self.presence = presence
@@ -255,7 +258,7 @@ class UserChannels:
     # ---- the periodic look ---------------------------------------------------------------------
     async def _tick_loop(self) -> None:
         while True:
-            await asyncio.sleep(PRESENCE_REFRESH)
+            await asyncio.sleep(self.every)
             try:
                 await self.tick()
             except asyncio.CancelledError:

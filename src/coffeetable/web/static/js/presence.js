@@ -50,12 +50,10 @@ export function presenceMark(name) {
   const info = presenceOf(name);
   if (!name || !info) return null;
   const since = sinceText(info.since);
-  const label = t(`presence.${info.state}`);
-  const title = since ? t(`presence.${info.state}_since`, { time: since }) : label;
-  return h("span", { class: ["presence", info.state], "data-presence": info.state, "data-user": name, title },
+  const words = since ? t(`presence.${info.state}_since`, { time: since }) : t(`presence.${info.state}`);
+  return h("span", { class: ["presence", info.state], "data-presence": info.state, "data-user": name, title: words },
     h("span", { class: "presence-dot", "aria-hidden": "true" }),
-    h("span", { class: "presence-word" }, label),
-    since ? h("span", { class: "presence-since muted" }, ` ${since}`) : null);
+    h("span", { class: "presence-word" }, words));
 }
 
 /** "3 people online" (null until the channel said). */

@@ -68,7 +68,7 @@ export function settingsView() {
       try {
         settings = await api.post("/api/me/settings", body);
         setPrefs({ sound: settings.sound, browser: settings.browser });
-        toast(t("settings.saved"), "ok", 2500);
+        toast(t("settings.saved"), "info", 2500);
         render();
       } catch (err) {
         toast(errorText(err));
