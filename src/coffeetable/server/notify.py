@@ -139,21 +139,18 @@ def my_games_json(
         out.append(entry)
     group = {"running": 1, "open": 2}
 
-    def order(entry: dict[str, Any]) -> tuple[Any, ...]:
-        if entry["your_move"]:
+    def order(entry: dict[str, Any]) -> tuple[int, bool, float]:
+        if entry["your_move"]:  # the least time left, then the longest waiting
             left = entry["time_left"]
-            return (0, left is None, left or 0.0, entry["turn_since"] or "")
-        rank = group.get(entry["status"], 3)
-        when = entry["finished_at"] or entry["started_at"] or entry["created_at"] or ""
-        return (rank, False, 0.0, _descending(when))
+            since = entry["turn_since"]
+            waited = datetime.fromisoformat(since).timestamp() if since else moment
+            return (0, left is None, left if left is not None else waited)
+        when = entry["finished_at"] or entry["started_at"] or entry["created_at"]
+        newest_first = -datetime.fromisoformat(when).timestamp() if when else 0.0
+        return (group.get(entry["status"], 3), False, newest_first)
 
     out.sort(key=order)
     return out
-
-
-def _descending(text: str) -> str:
-    """An ISO time sorted newest first (a string key that sorts backwards)."""
-    return "".join(chr(0x10FFFF - ord(c)) for c in text)
 
 
 # ==== the notifier ================================================================================
@@ -317,9 +314,6 @@ class Notifier:
             if not events or user is None or settings.email is None:
                 await self.storage.finish_mail(batch, sent=True)  # nothing wanted any more
                 continue
-            for event in events:  # the other players' names, for invitations
-                if event.params.get("by") is None and event.kind == "invitation":
-                    event.params["by"] = "?"
             secret = await self.storage.site_secret("unsubscribe")
             message = digest_message(
                 sender=self.mailer.sender,
