@@ -273,7 +273,7 @@ async def test_an_invitation_is_mailed_and_said_on_the_channel(storage: SqlStora
             invite_token="tok",
         )
         mailer = Mailer(SmtpSettings.from_url(f"smtp://127.0.0.1:{controller.port}"), "ct@x.org")
-        notifier = Notifier(storage, bus, {}, mailer, "https://p.example", mail_delay=0)
+        notifier = Notifier(storage, bus, mailer, "https://p.example", mail_delay=0)
         await notifier.invite(ana.id, table, "Bo")
         assert heard == [
             (
@@ -299,3 +299,26 @@ async def test_an_invitation_is_mailed_and_said_on_the_channel(storage: SqlStora
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--smtp", "http://u:s3cret@mail.example"], "--smtp must look like"),
+        (["--smtp", "smtp://mail.example"], "--smtp needs --public-url"),
+        (["--smtp", "smtp://mail.example", "--public-url", "play.example"], "--public-url must"),
+    ],
+)
+def test_serve_refuses_bad_mail_options(args: list[str], said: str, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "coffeetable", "serve", "--db", f"sqlite:///{tmp_path}/x.db", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert said in done.stderr and "s3cret" not in done.stderr + done.stdout
+    assert not (tmp_path / "x.db").exists()  # refused before anything was made

@@ -19,7 +19,7 @@ from tests.web.ui import Client
 
 SHOTS = Path(os.environ.get("COFFEETABLE_SHOTS", "/tmp/h4-shots"))
 
-#: Records every Notification the page makes (the real one still runs).
+#: Records every Notification the page makes (the real one still runs), and every tone.
 SPY = """
 (() => {
   const Real = window.Notification;
@@ -33,6 +33,14 @@ SPY = """
   Object.defineProperty(Spy, "permission", { get: () => Real.permission });
   Spy.requestPermission = (...args) => Real.requestPermission(...args);
   window.Notification = Spy;
+  // and every tone the page plays (the sound is made with WebAudio)
+  window.__tones = 0;
+  const RealAudio = window.AudioContext;
+  if (RealAudio) {
+    window.AudioContext = class extends RealAudio {
+      createOscillator() { window.__tones += 1; return super.createOscillator(); }
+    };
+  }
 })();
 """
 
@@ -170,6 +178,7 @@ def test_a_hidden_tab_gets_a_browser_notification_and_the_title_says_your_move(
     assert bo.page.title().startswith("Your move · ")
     assert bo.page.get_attribute("link[rel='icon']", "href") == "/img/icon-move.svg"
     assert bo.page.inner_text("#your-move-count") == "1"
+    assert bo.page.evaluate("window.__tones") == 2  # the sound: two notes
     bo.page.evaluate(HIDE, False)
     bo.page.wait_for_selector(f"#my-games-lobby [data-mygame='{table['id']}'] [data-your-move]")
     bo.screenshot(shots, "lobby-your-move")

@@ -258,7 +258,6 @@ class Node:
         self.notifier = Notifier(
             self.storage,
             self.bus,
-            self.match.names,
             mailer,
             settings.public_url,
             mail_delay=settings.mail_delay,

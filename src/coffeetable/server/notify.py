@@ -26,7 +26,7 @@ import logging
 import re
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -154,13 +154,14 @@ def my_games_json(
 
 
 # ==== the notifier ================================================================================
-@dataclass
+@dataclass(frozen=True)
 class _Change:
+    """A change of a table's turns, as the match saw it (the table's row at that change)."""
+
     table: GameTable
     before: frozenset[int]
     after: frozenset[int]
     finished: bool
-    names: dict[int, str] = field(default_factory=dict)
 
 
 class Notifier:
@@ -170,7 +171,6 @@ class Notifier:
         self,
         storage: Storage,
         bus: Bus,
-        names: dict[int, str],
         mailer: Mailer | None = None,
         public_url: str = "",
         mail_delay: float = 60.0,
@@ -179,7 +179,6 @@ class Notifier:
     ) -> None:
         self.storage = storage
         self.bus = bus
-        self.names = names
         self.mailer = mailer
         self.public_url = public_url
         #: seconds an event waits before it may be mailed (a move made meanwhile takes its
@@ -214,9 +213,7 @@ class Notifier:
         finished = live.meta.status == "finished" and live.state is not None
         if before == after and not finished:
             return
-        players = {s.user_id for s in live.meta.seats if s.user_id is not None}
-        names = {u: self.names[u] for u in players if u in self.names}
-        self._queue.put_nowait(_Change(live.meta, before, after, finished, names))
+        self._queue.put_nowait(_Change(live.meta, before, after, finished))
 
     async def _work(self) -> None:
         while True:

@@ -36,7 +36,7 @@ from coffeetable.server.notify import (
 )
 from coffeetable.server.protocol import ErrorCode, ProtocolError, error_message
 from coffeetable.server.storage import Storage, User
-from coffeetable.server.userchannel import Channel, parse_user_message
+from coffeetable.server.userchannel import Channel, parse_user_message, state_json
 
 log = logging.getLogger("coffeetable.server")
 
@@ -207,9 +207,7 @@ def install(app: FastAPI, errors: Errors) -> None:
             if user is not None:
                 found[user.id] = user.name
         states = await node.presence.states(found)
-        from coffeetable.server.userchannel import _state_json
-
-        return {"users": {found[u]: _state_json(s) for u, s in states.items()}}
+        return {"users": {found[u]: state_json(s) for u, s in states.items()}}
 
     @app.get("/api/online", tags=["notifications"])
     async def online(request: Request) -> dict[str, Any]:

@@ -129,7 +129,8 @@ class Presence:
             return
         now = self.clock()
         try:
-            pipe = self.redis.pipeline(transaction=False)
+            # one transaction: a reader never sees the hash emptied before it is filled
+            pipe = self.redis.pipeline(transaction=True)
             pipe.delete(self._node_key)
             if self.local:
                 pipe.hset(

@@ -211,7 +211,7 @@ class UserChannels:
         channel.send(
             {
                 "type": "presence",
-                "users": {found[u]: _state_json(s) for u, s in states.items()},
+                "users": {found[u]: state_json(s) for u, s in states.items()},
                 "unknown": unknown,
             }
         )
@@ -253,7 +253,7 @@ class UserChannels:
             for channel in list(self.watchers.get(user_id, ())):
                 name = channel.watching.get(user_id)
                 if name is not None:
-                    channel.send({"type": "presence", "users": {name: _state_json(state)}})
+                    channel.send({"type": "presence", "users": {name: state_json(state)}})
 
     # ---- the periodic look ---------------------------------------------------------------------
     async def _tick_loop(self) -> None:
@@ -285,7 +285,8 @@ class UserChannels:
         return count
 
 
-def _state_json(state: tuple[str, float | None]) -> dict[str, Any]:
+def state_json(state: tuple[str, float | None]) -> dict[str, Any]:
+    """A presence state as JSON: `{"state", "since"}` (an ISO time, or null)."""
     kind, since = state
     return {
         "state": kind,

@@ -10,7 +10,11 @@ import { t, tn } from "./i18n.js";
 import { onChannel } from "./notify.js";
 
 function timeLeftText(row, fetchedAt) {
-  if (row.time_left === null || row.time_left === undefined) return null;
+  if (row.time_left === null || row.time_left === undefined) {
+    // no limit: how long the move has waited
+    if (!row.your_move || !row.turn_since) return null;
+    return t("mygames.waiting_for", { time: formatDuration((Date.now() - Date.parse(row.turn_since)) / 1000) });
+  }
   const left = row.time_left - (row.your_move ? (Date.now() - fetchedAt) / 1000 : 0);
   return t("mygames.time_left", { time: formatDuration(Math.max(0, left)) });
 }
@@ -69,7 +73,7 @@ function gamesBox({ limit = 0, id }) {
       timer = setTimeout(load, 150); // a few changes at once: one request
     }
   });
-  const tick = setInterval(() => { if (rows.some((r) => r.your_move && r.time_left !== null)) render(); }, 1000);
+  const tick = setInterval(() => { if (rows.some((r) => r.your_move)) render(); }, 1000);
   return {
     el: box,
     load,
