@@ -4,9 +4,12 @@ revision order, settings, the mail digest's claims (exactly one claimer), site s
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import timedelta
+from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from coffeetable.server.storage import Seat, SqlStorage
 from tests.server.storage.helpers import FakeClock
@@ -134,3 +137,72 @@ async def test_the_site_secret_is_made_once(storage: SqlStorage) -> None:
     first, second = await asyncio.gather(storage.site_secret("mail"), storage.site_secret("mail"))
     assert first == second and len(first) == 64
     assert await storage.site_secret("other") != first
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+async def test_the_migration_lists_the_players_of_existing_tables(
+    backend: str, tmp_path: Any
+) -> None:
+    """Tables made before 0005 get their `table_players` rows when it is applied (and
+    downgrading takes its tables away again)."""
+    from alembic import command
+    from alembic.config import Config
+
+    from coffeetable.server.storage.sql import MIGRATIONS_DIR
+    from tests.server.storage.helpers import fresh_postgres_schema, open_sql_storage
+
+    def migrate(connection: sa.Connection, target: str, down: bool = False) -> None:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS_DIR))
+        config.attributes["connection"] = connection
+        (command.downgrade if down else command.upgrade)(config, target)
+
+    async def run(url: str) -> None:
+        storage = open_sql_storage(url)
+        try:
+            async with storage.engine.begin() as conn:
+                await conn.run_sync(migrate, "0003")
+                await conn.execute(
+                    sa.text(
+                        "INSERT INTO users (name, name_key, is_guest, created_at) "
+                        "VALUES ('Ana', 'ana', false, CURRENT_TIMESTAMP)"
+                    )
+                )
+                ana = await conn.scalar(sa.text("SELECT id FROM users WHERE name_key = 'ana'"))
+                seats = json.dumps(
+                    [
+                        {"kind": "bot", "user_id": None, "bot": "greedy"},
+                        {"kind": "human", "user_id": ana, "bot": None},
+                        {"kind": "open", "user_id": None, "bot": None},
+                    ]
+                )
+                await conn.execute(
+                    sa.text(
+                        "INSERT INTO game_tables (id, game, options, seed, seats, rated, private,"
+                        " status, version, revision, created_at) VALUES ('old', 'cafe', '{}',"
+                        " '1', :seats, false, false, 'running', 0, 0, CURRENT_TIMESTAMP)"
+                    ),
+                    {"seats": seats},
+                )
+                await conn.run_sync(migrate, "head")
+            assert [(p.table.id, p.seat, p.to_move) for p in await storage.player_tables(ana)] == [
+                ("old", 1, False)
+            ]
+            async with storage.engine.begin() as conn:
+                await conn.run_sync(migrate, "0003", True)
+                tables = await conn.run_sync(lambda c: sa.inspect(c).get_table_names())
+            assert "table_players" not in tables and "mail_events" not in tables
+        finally:
+            await storage.close()
+
+    if backend == "sqlite":
+        await run(f"sqlite:///{tmp_path / 'old.db'}")
+    else:
+        from tests.server.storage.conftest import _find_postgres, _missing_postgres
+
+        base, reason = await _find_postgres()
+        if base is None:
+            _missing_postgres(reason)
+        assert base is not None
+        async with fresh_postgres_schema(base) as url:
+            await run(url)
