@@ -71,9 +71,12 @@ const routes = {
   unsubscribe: (parts) => import("./settings.js").then((m) => m.unsubscribeView(parts[1])),
 };
 
+let routing = 0; // the latest route(): a slower page made for an earlier hash is dropped
+
 async function route() {
   const { parts, query } = parseHash();
   const make = routes[parts[0] || ""] || routes[""];
+  const mine = ++routing;
   if (currentView && currentView.unmount) currentView.unmount();
   currentView = null;
   banner(null);
@@ -81,6 +84,11 @@ async function route() {
   document.body.dataset.route = parts[0] || "lobby";
   try {
     const view = await make(parts, query);
+    if (mine !== routing) {
+      // the hash changed while this page loaded: the newer page is shown, not this one
+      if (view && view.unmount) view.unmount();
+      return;
+    }
     currentView = view;
     mount(main, view.el);
     if (view.mounted) view.mounted();

@@ -162,7 +162,8 @@ export function refreshTitle() {
 }
 
 function onVisibility() {
-  send({ type: "visibility", hidden: document.visibilityState === "hidden" });
+  // a visitor's channel is nobody's presence: nothing to report
+  if (channel.user) send({ type: "visibility", hidden: document.visibilityState === "hidden" });
 }
 document.addEventListener("visibilitychange", onVisibility);
 

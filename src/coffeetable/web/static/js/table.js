@@ -653,7 +653,6 @@ export function tableView(tableId, { invite = null } = {}) {
     },
     unmount() {
       offPresence();
-      showPresenceOf([]);
       if (socket) socket.close();
       document.removeEventListener("keydown", onKey);
       clearInterval(tick);
