@@ -45,15 +45,16 @@ function sinceText(since) {
     : when.toLocaleDateString([], { month: "short", day: "numeric" });
 }
 
-/** A dot and a word: online / away / offline, with "since ..." in its title. */
-export function presenceMark(name) {
+/** A dot and words: "online since 10:32", "away since ...", "last seen ..." (also its title).
+ * `compact`: the dot only, the words for screen readers and as the tooltip (a narrow panel). */
+export function presenceMark(name, { compact = false } = {}) {
   const info = presenceOf(name);
   if (!name || !info) return null;
   const since = sinceText(info.since);
   const words = since ? t(`presence.${info.state}_since`, { time: since }) : t(`presence.${info.state}`);
   return h("span", { class: ["presence", info.state], "data-presence": info.state, "data-user": name, title: words },
     h("span", { class: "presence-dot", "aria-hidden": "true" }),
-    h("span", { class: "presence-word" }, words));
+    h("span", { class: compact ? "sr-only" : "presence-word" }, words));
 }
 
 /** "3 people online" (null until the channel said). */

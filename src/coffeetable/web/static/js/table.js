@@ -240,7 +240,7 @@ export function tableView(tableId, { invite = null } = {}) {
         return h("li", { class: ["player", current.has(i) && "to-move", i === model.seat && "mine"], "data-seat": i },
           h("span", { class: "turn-mark", "aria-hidden": "true" }, current.has(i) ? "▶" : ""),
           seatBadge(seat, i, { me: i === model.seat }),
-          seat.kind === "human" ? presenceMark(seat.user) : null,
+          seat.kind === "human" ? presenceMark(seat.user, { compact: true }) : null,
           extra ? h("span", { class: "seat-extra muted" }, extra) : null,
           h("span", { class: "score", title: t("score.total") }, score === undefined ? "" : String(score)),
           model.clock ? h("span", { class: ["clock", lowClock && "low", (model.clock.running || []).includes(i) && "running"], "data-clock": i, title: t("clock.help") }, clockText(i) || "") : null);
