@@ -242,3 +242,38 @@ def test_the_unsubscribe_page_with_a_bad_link_says_so(
     visitor.page.wait_for_selector("#unsubscribe-error")
     assert "not valid" in visitor.page.inner_text("#unsubscribe-error")
     visitor.screenshot(shots, "unsubscribe-invalid")
+
+
+def test_a_mails_unsubscribe_link_turns_mail_off_in_one_click_logged_out(
+    browser: Any, server: ServerProcess, people: list[Client], shots: Path
+) -> None:
+    import sqlite3
+
+    import httpx
+
+    from coffeetable.server.mail import unsubscribe_token
+
+    ana = person(browser, server, people)
+    name = ana.sign_up()
+    ana.goto("#/settings")
+    ana.page.fill("#set-email", "ana@example.org")
+    ana.press("#save-settings")
+    ana.page.wait_for_selector(".toast.info")
+    user_id = ana.page.evaluate("fetch('/api/me').then((r) => r.json()).then((me) => me.id)")
+    # the token as a mail carries it: the user's id signed with the site's key
+    httpx.post(f"{server.url}/api/unsubscribe", json={"token": "u0.x"})  # the key is made
+    with sqlite3.connect(server.db_url.split("///", 1)[1]) as db:
+        secret = db.execute("SELECT value FROM site_secrets WHERE name = 'unsubscribe'").fetchone()[
+            0
+        ]
+    token = unsubscribe_token(secret, user_id)
+    visitor = person(browser, server, people)  # another browser, logged out: the mail's reader
+    visitor.goto(f"#/unsubscribe/{token}")
+    visitor.page.wait_for_selector("#unsubscribed")
+    assert name in visitor.page.inner_text("#unsubscribed")
+    visitor.screenshot(shots, "unsubscribed")
+    ana.goto("#/lobby")
+    ana.goto("#/settings")
+    ana.page.wait_for_selector("#set-mail")
+    assert not ana.page.is_checked("#set-mail")
+    assert ana.page.input_value("#set-email") == "ana@example.org"  # the address stays
