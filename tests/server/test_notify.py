@@ -476,6 +476,7 @@ def test_one_click_unsubscribe_as_mail_programs_post_it(site: Site) -> None:
     assert r.status_code == 415
 
 
+@pytest.mark.slow  # a bot plays a whole game: 10-20 s
 def test_the_game_ended_mail(site: Site) -> None:
     server, sink = site.server, site.sink
     ana = person(server, "Ana")
