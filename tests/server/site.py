@@ -209,7 +209,13 @@ class Site:
     (the machine's, or with `own_redis` a redis-server of the site's own)."""
 
     def __init__(
-        self, folder: Path, nodes: int = 3, workers: int = 2, own_redis: bool = False
+        self,
+        folder: Path,
+        nodes: int = 3,
+        workers: int = 2,
+        own_redis: bool = False,
+        extra_env: dict[str, str] | None = None,
+        extra_args: list[str] | None = None,
     ) -> None:
         from tests.server.conftest import _postgres_schema_url
 
@@ -232,7 +238,8 @@ class Site:
                 self.db_url,
                 folder / f"node{i}.log",
                 bot_workers=0,
-                extra_args=["--redis", self.redis_url],
+                extra_args=["--redis", self.redis_url, *(extra_args or [])],
+                extra_env=extra_env,
             )
             for i in range(nodes)
         ]

@@ -24,6 +24,7 @@ class Client:
         server: ServerProcess,
         viewport: tuple[int, int] = (1280, 900),
         touch: bool = False,
+        permissions: list[str] | None = None,
     ) -> None:
         self.server = server
         #: a phone: a touch screen (`pointer: coarse`), and every press in the helpers is a tap
@@ -36,6 +37,7 @@ class Client:
             has_touch=touch,
             is_mobile=touch,
             bypass_csp=True,
+            permissions=permissions or [],
         )
         self.page = self.context.new_page()
         self.errors: list[str] = []

@@ -249,6 +249,26 @@ def build_parser() -> argparse.ArgumentParser:
         one.add_argument("name", metavar="NAME", help="the account's name")
         _add_db(one)
     _add_db(admin_sub.add_parser("list", help="list the admins"))
+    serve.add_argument(
+        "--smtp",
+        default=None,
+        metavar="URL",
+        help="send notification mail through this server: smtp://USER:PASSWORD@HOST:PORT "
+        "(STARTTLS when offered) or smtps://... (TLS at once); default: no mail",
+    )
+    serve.add_argument(
+        "--smtp-from",
+        default=None,
+        metavar="ADDRESS",
+        help="the mail's From (default: coffeetable <noreply@HOST of --public-url>)",
+    )
+    serve.add_argument(
+        "--public-url",
+        default=None,
+        metavar="URL",
+        help="the site's address as players reach it, for the links in mail "
+        "(https://play.example; needed with --smtp)",
+    )
     worker = sub.add_parser(
         "bot-worker", help="take bot decisions and hints from a site's Redis queue"
     )
@@ -314,6 +334,21 @@ def _serve(args: argparse.Namespace) -> int:
                 f"--allowed-origin must be a scheme, host and port like https://play.example, "
                 f"not {origin!r}"
             )
+    if args.smtp is not None:
+        from coffeetable.server.mail import SmtpSettings
+
+        SmtpSettings.from_url(args.smtp)  # DataError with what is wrong
+        if not args.public_url:
+            raise DataError(
+                "--smtp needs --public-url (the site's address, https://play.example), for "
+                "the links in the mail"
+            )
+    if args.public_url is not None and (
+        not args.public_url.startswith(("http://", "https://")) or len(args.public_url) > 200
+    ):
+        raise DataError(
+            f"--public-url must be http(s)://HOST[:PORT][/PATH], not {args.public_url!r}"
+        )
     url = args.db or default_database_url()
     try:
         engine = engine_for_url(url)  # check the URL before starting
@@ -323,6 +358,10 @@ def _serve(args: argparse.Namespace) -> int:
     extra: dict[str, Any] = {}
     if args.sockets_per_address is not None:
         extra["sockets_per_address"] = args.sockets_per_address
+    if args.smtp is not None:
+        extra.update(smtp_url=args.smtp, smtp_from=args.smtp_from)
+    if args.public_url is not None:
+        extra["public_url"] = args.public_url
     settings = Settings(
         database_url=url,
         redis_url=args.redis,
@@ -355,9 +394,10 @@ def _serve(args: argparse.Namespace) -> int:
     async def run() -> None:
         async with database_guard(url, args.redis):
             site = f" as a node of the site at {_hide_password(args.redis)}" if args.redis else ""
+            mail = f", mail through {_hide_password(args.smtp)}" if args.smtp else ""
             print(
                 f"coffeetable: serving http://{args.host}:{args.port}/ with database "
-                f"{shown}{site} (Ctrl+C stops it)",
+                f"{shown}{site}{mail} (Ctrl+C stops it)",
                 flush=True,
             )
             await uvicorn.Server(config).serve()

@@ -56,6 +56,7 @@ from coffeetable.server.livetable import (
     table_json,
 )
 from coffeetable.server.node import Node, Settings
+from coffeetable.server.notify_routes import install as install_notify_routes
 from coffeetable.server.protocol import (
     LOBBY_TYPES,
     Chat,
@@ -1009,6 +1010,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # chat history, mute and block, reports, admins (chat_routes.py)
     add_chat_routes(app, RouteHelpers(current_user, require_user, _readable, errors, too_many))
+    # presence, "my games", notifications (notify_routes.py)
+    install_notify_routes(app, errors)
 
     # the browser client: static files, no build step (src/coffeetable/web/static)
     app.mount("/", StaticFiles(directory=WEB_ROOT, html=True, check_dir=False), name="web")

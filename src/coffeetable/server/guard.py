@@ -25,6 +25,9 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 #: Methods that change something: they need the site's own Origin (when a browser sends one)
 #: and a JSON body (when they have one).
 CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+#: The one-click unsubscribe route (notify_routes.py) and the bodies mail programs post to it.
+ONE_CLICK = "/api/unsubscribe/one-click"
+ONE_CLICK_MEDIA = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
 
 #: The browser client loads its scripts, styles, images and data from the site itself and
 #: talks to it over fetch and WebSockets; nothing may frame it.
@@ -125,6 +128,10 @@ class EdgeGuard:
         content_type = _header(scope, b"content-type")
         if content_type is not None:
             media = content_type.split(";", 1)[0].strip().lower()
+            if scope.get("path") == ONE_CLICK and media in ONE_CLICK_MEDIA:
+                # RFC 8058: mail programs post a form to a mail's List-Unsubscribe URL; its
+                # token, not a cookie, says whose mail stops (so a forged post does nothing)
+                return None
             if media != "application/json":
                 return (
                     415,

@@ -137,6 +137,19 @@ def seat_of(meta: GameTable, user: User | None) -> int | None:
     return None
 
 
+def users_to_move(meta: GameTable, state: State | None) -> frozenset[int]:
+    """The people whose move it is at the table: the users of the seats that may act now,
+    unless a bot plays the seat for them (they left or ran out of time)."""
+    if state is None or meta.status != "running" or state.is_over():
+        return frozenset()
+    out = set()
+    for index in state.current_seats():
+        seat = meta.seats[index]
+        if seat.kind == "human" and seat.user_id is not None and seat.bot is None:
+            out.add(seat.user_id)
+    return frozenset(out)
+
+
 def bot_of(seat: Seat) -> str | None:
     """The bot that plays this seat: a bot seat's, or the replacement of a human who ran out
     of time or left (a human seat with `bot` set)."""

@@ -53,6 +53,7 @@ from coffeetable.server.livetable import (
     table_from_bus,
     table_json,
     table_to_bus,
+    users_to_move,
 )
 from coffeetable.server.protocol import ErrorCode, ProtocolError
 from coffeetable.server.ratings import ranks_from_scores, rating_changes
@@ -89,6 +90,11 @@ class MatchService:
         self.after_change: Callable[[LiveTable], None] = lambda live: None
         #: called with a table whose public listing changed (the lobby)
         self.on_listing: Callable[[GameTable], Awaitable[None]] | None = None
+        #: called by the node that made a change of a table with the users to move before
+        #: and after it (turn notifications, "my games": notify.py); only that node calls it
+        self.on_turns: Callable[[LiveTable, frozenset[int], frozenset[int]], None] = (
+            lambda live, before, after: None
+        )
         #: whether this node may forget a table it holds (not while it drives it)
         self.may_release: Callable[[str], bool] = lambda table_id: True
 
@@ -235,6 +241,7 @@ class MatchService:
         """Change the stored table (lock held) if it is still at the revision this node
         knows, then tell this node's clients and the other nodes. `StaleRevisionError` if
         it changed meanwhile: the table is reloaded first, and the caller may check again."""
+        to_move = users_to_move(live.meta, live.state)
         try:
             live.meta = await self.storage.update_table(
                 live.meta.id, expected_revision=live.meta.revision, **changes
@@ -247,6 +254,7 @@ class MatchService:
             table_topic(live.meta.id),
             {"kind": "table", "revision": live.meta.revision, "row": table_to_bus(live.meta)},
         )
+        self.on_turns(live, to_move, users_to_move(live.meta, live.state))
 
     async def _table_changed(
         self, live: LiveTable, seats_changed: bool, local: bool = True
@@ -266,11 +274,14 @@ class MatchService:
         if self.on_listing is not None:
             await self.on_listing(meta)
 
-    async def start_game(self, live: LiveTable) -> None:
-        """The table's status became running (lock held): the first position for everyone."""
+    async def start_game(self, live: LiveTable, local: bool = True) -> None:
+        """The table's status became running (lock held): the first position for everyone.
+        `local`: this node started it (not another node, whose message this is)."""
         await self._prepare(live)
         for client in list(live.clients):
             client.send(self.snapshot(live, client))
+        if local:
+            self.on_turns(live, frozenset(), users_to_move(live.meta, live.state))
         self.after_change(live)
 
     # ==== what other nodes publish ============================================================
@@ -328,7 +339,7 @@ class MatchService:
                 live, seats_changed=before.seats != live.meta.seats, local=False
             )
             if before.status != "running" and live.meta.status == "running" and live.state is None:
-                await self.start_game(live)
+                await self.start_game(live, local=False)
             self.after_change(live)
             return True
         return False  # an undo, or something this node cannot apply: reload
@@ -494,6 +505,7 @@ class MatchService:
                 raise ProtocolError(
                     ErrorCode.STALE_VERSION, "the table changed just before; nothing was undone"
                 )
+            to_move = users_to_move(meta, live.state)
             rebuilt = live.game.new_initial_state(len(meta.seats), meta.seed, meta.options)
             undoable = False
             previous: tuple[int, Any] | None = None
@@ -552,6 +564,7 @@ class MatchService:
             )
             if revision is not None and revision != meta.revision + 1:
                 await self.resync(live)  # something else changed too: catch up with it
+            self.on_turns(live, to_move, users_to_move(live.meta, live.state))
             self.after_change(live)
 
     def may_undo(self, live: LiveTable, seat: int | None) -> bool:
@@ -632,6 +645,7 @@ class MatchService:
         tell this node's clients."""
         meta = live.meta
         before_state = live.state
+        to_move = users_to_move(meta, before_state)
         live.state = after
         # the stored table is now exactly this (no need to read it back)
         live.meta = dataclasses.replace(meta, version=version, revision=revision, **changes)
@@ -659,6 +673,8 @@ class MatchService:
             if local:
                 await self.listing_changed(live.meta)
             self.broadcast(live, {"type": "table", "table": table_json(live.meta, self.names)})
+        if local:
+            self.on_turns(live, to_move, users_to_move(live.meta, after))
         self.after_change(live)
 
     async def _rate(self, live: LiveTable) -> None:

@@ -20,7 +20,7 @@ import socket
 import time
 import zlib
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,10 +35,14 @@ from coffeetable.server.friends import FriendService
 from coffeetable.server.jobs import Jobs, PoolJobs, RedisJobs
 from coffeetable.server.leases import Leases, RedisLeases, SoleLeases
 from coffeetable.server.lobby import LobbyFeed, LobbyService
+from coffeetable.server.mail import Mailer, SmtpSettings
 from coffeetable.server.match import MatchService
 from coffeetable.server.moderation import ModerationService
+from coffeetable.server.notify import Notifier
+from coffeetable.server.presence import PRESENCE, PRESENCE_REFRESH, PRESENCE_TTL, Presence
 from coffeetable.server.replays import ReplayService
 from coffeetable.server.storage import Storage, default_database_url, open_storage
+from coffeetable.server.userchannel import UserChannels
 
 log = logging.getLogger("coffeetable.server")
 
@@ -94,6 +98,26 @@ class Settings(BaseModel):
     #: tune the cycle collector once started (`app._tune_gc`): for a process that is the
     #: server (`coffeetable serve`), not for an app made inside another program such as a test
     tune_gc: bool = False
+    #: mail (turn notifications): the SMTP server (smtp://user:password@host:port, or smtps://
+    #: for TLS at once; None: no mail at all), the From address, and the site's address for
+    #: the links in the mail
+    smtp_url: str | None = None
+    smtp_from: str | None = None
+    public_url: str = "http://127.0.0.1:8000"
+    #: seconds a notification waits before it may be mailed (a move made meanwhile takes a
+    #: "your move" back), and how often each node looks for digests that are due
+    mail_delay: float = Field(default_factory=lambda: _env_float("COFFEETABLE_MAIL_DELAY", 60.0))
+    mail_every: float = Field(default_factory=lambda: _env_float("COFFEETABLE_MAIL_EVERY", 30.0))
+    #: seconds in a "minute" of the users' digest intervals (60; tests make it shorter)
+    mail_minute: float = Field(default_factory=lambda: _env_float("COFFEETABLE_MAIL_MINUTE", 60.0))
+    #: presence with Redis: seconds a node's entry lives without a refresh, and how often it
+    #: is refreshed (watchers of a dead node's users learn within about the sum)
+    presence_ttl: float = Field(
+        default_factory=lambda: _env_float("COFFEETABLE_PRESENCE_TTL", PRESENCE_TTL)
+    )
+    presence_refresh: float = Field(
+        default_factory=lambda: _env_float("COFFEETABLE_PRESENCE_REFRESH", PRESENCE_REFRESH)
+    )
     #: a name for this node in logs and the health report
     node_name: str = Field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
 
@@ -101,6 +125,11 @@ class Settings(BaseModel):
 def _env_int(name: str, default: int) -> int:
     value = os.environ.get(name, "").strip()
     return int(value) if value else default
+
+
+def _env_float(name: str, default: float) -> float:
+    value = os.environ.get(name, "").strip()
+    return float(value) if value else default
 
 
 class RateLimits:
@@ -185,6 +214,10 @@ class Node:
         self.report_limits: RateLimits
         self.chat: ChatService
         self.moderation: ModerationService
+        #: presence, the users' own channels (/ws/user), turn notifications and mail
+        self.presence: Presence
+        self.channels: UserChannels
+        self.notifier: Notifier
         #: sockets of each user on this node (closed when the user logs out, on any node)
         self.user_sockets: dict[int, set[Any]] = {}
         self._housekeeping: asyncio.Task[None] | None = None
@@ -246,6 +279,25 @@ class Node:
             self.match.live_tables.get,
         )
         self.moderation = ModerationService(self.storage, self.chat, self.logged_out)
+        self.presence = Presence(self.bus, self.id, self.redis, ttl=settings.presence_ttl)
+        self.channels = UserChannels(
+            self.storage, self.bus, self.presence, every=settings.presence_refresh
+        )
+        mailer = None
+        if settings.smtp_url:
+            smtp = SmtpSettings.from_url(settings.smtp_url)
+            host = settings.public_url.split("//", 1)[-1].split("/", 1)[0].split(":", 1)[0]
+            mailer = Mailer(smtp, settings.smtp_from or f"coffeetable <noreply@{host}>")
+        self.notifier = Notifier(
+            self.storage,
+            self.bus,
+            mailer,
+            settings.public_url,
+            mail_delay=settings.mail_delay,
+            mail_every=settings.mail_every,
+            mail_minute=settings.mail_minute,
+        )
+        self.match.on_turns = self.notifier.turns
 
         async def on_message(topic: str, message: dict[str, Any]) -> None:
             if topic == LOBBY:
@@ -255,6 +307,10 @@ class Node:
                 await self.chat.on_user_message(message)
             elif topic == LOBBY_CHAT or message.get("kind") == "chat":
                 await self.chat.on_message(topic, message)
+            elif topic == PRESENCE:
+                await self.channels.on_presence(message)
+            elif topic.startswith("user:"):
+                self.channels.on_user_message(topic, message)
             else:
                 await self.match.on_message(topic, message)
 
@@ -263,7 +319,11 @@ class Node:
         await self.bus.subscribe(LOBBY)
         await self.bus.subscribe(USERS)
         await self.bus.subscribe(LOBBY_CHAT)
+        await self.bus.subscribe(PRESENCE)
         await self.bus.start()
+        await self.presence.refresh()
+        self.channels.start()
+        self.notifier.start()
         await self.jobs.start()
         if not self.shared:
             # resume the games that were running when the server stopped
@@ -309,6 +369,7 @@ class Node:
                 )
                 if sessions or guests:
                     log.info("housekeeping: %d expired sessions, %d stale guests", sessions, guests)
+                await self.storage.delete_sent_mail(datetime.now(UTC) - timedelta(days=30))
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -325,6 +386,10 @@ class Node:
         with contextlib.suppress(Exception):
             await self.driver.close()
         await self.match.close(code=1012)
+        with contextlib.suppress(Exception):
+            await self.channels.close(code=1012)
+        with contextlib.suppress(Exception):
+            await self.notifier.close()
         for queue in [*self.feed.clients, *self.chat.lobby]:
             with contextlib.suppress(asyncio.QueueFull):
                 queue.put_nowait(None)

@@ -31,6 +31,8 @@ from coffeetable.server.storage.records import (
     GameTable,
     Invitation,
     LeaderboardEntry,
+    MailEvent,
+    PlayerTable,
     Rating,
     RatingChange,
     Report,
@@ -40,6 +42,7 @@ from coffeetable.server.storage.records import (
     TableStatus,
     User,
     UserSession,
+    UserSettings,
 )
 from coffeetable.server.storage.sql import SqlStorage
 
@@ -54,7 +57,9 @@ __all__ = [
     "GameTable",
     "Invitation",
     "LeaderboardEntry",
+    "MailEvent",
     "NotFoundError",
+    "PlayerTable",
     "Rating",
     "RatingChange",
     "Report",
@@ -70,6 +75,7 @@ __all__ = [
     "TableStatus",
     "User",
     "UserSession",
+    "UserSettings",
     "default_database_url",
     "engine_for_url",
     "open_storage",

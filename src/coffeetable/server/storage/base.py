@@ -6,7 +6,7 @@ Every method is one transaction: it either happens whole or raises and changes n
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Protocol, TypedDict, Unpack
 
@@ -17,6 +17,8 @@ from coffeetable.server.storage.records import (
     Invitation,
     JSONObject,
     LeaderboardEntry,
+    MailEvent,
+    PlayerTable,
     Rating,
     RatingChange,
     Report,
@@ -25,6 +27,7 @@ from coffeetable.server.storage.records import (
     TableStatus,
     User,
     UserSession,
+    UserSettings,
 )
 
 DEFAULT_RATING = 1500.0
@@ -314,3 +317,53 @@ class Storage(Protocol):
 
     async def set_suspended(self, user_id: int, suspended: bool) -> None:
         """Suspend an account (it may not log in) or lift it; `NotFoundError`."""
+
+    # --- presence, "my games", notifications (notify_sql.py) ----------------------------
+    async def player_tables(self, user_id: int, *, recent: int = 20) -> list[PlayerTable]:
+        """The tables the user holds a seat at: every open and running one (newest first),
+        then the `recent` latest finished or aborted ones. `to_move` only while running."""
+
+    async def set_turns(self, table_id: str, revision: int, to_move: Collection[int]) -> None:
+        """The users to move at the table as of its `revision` (the others are not). A
+        revision older than the one stored is ignored, so that the turns of two changes
+        stored by two nodes end in revision order. A user already to move keeps the
+        moment their turn began (`turn_since`)."""
+
+    async def get_settings(self, user_id: int) -> UserSettings:
+        """The user's settings (defaults, with no e-mail, when never saved)."""
+
+    async def save_settings(
+        self, user_id: int, *, email: str | None, language: str, prefs: JSONObject
+    ) -> UserSettings:
+        """Replace the user's settings (their `next_mail_at` stays)."""
+
+    async def add_mail_event(
+        self, user_id: int, kind: str, table_id: str | None, params: JSONObject
+    ) -> None:
+        """Something to mail to the user with their next digest."""
+
+    async def drop_mail_events(self, user_id: int, table_id: str, kinds: Collection[str]) -> int:
+        """Forget the pending (unclaimed) events of these kinds at the table (a move made
+        before its mail went); how many."""
+
+    async def mail_due(self, older_than: datetime, limit: int = 500) -> list[int]:
+        """Users with unclaimed events made at or before `older_than` whose next digest
+        may go now."""
+
+    async def claim_mail(
+        self, user_id: int, older_than: datetime, gap: timedelta
+    ) -> tuple[str, list[MailEvent]] | None:
+        """Claim the user's digest, in one transaction: only if their next digest may go
+        now (then the next may go `gap` later), every unclaimed event made at or before
+        `older_than` is marked with a new batch id. Returns (batch, events), or None when
+        another claim came first: of two nodes asking at once exactly one gets the events."""
+
+    async def finish_mail(self, batch: str, sent: bool) -> None:
+        """The batch was sent (marked so), or not (its events are unclaimed again)."""
+
+    async def delete_sent_mail(self, before: datetime) -> int:
+        """Housekeeping: forget events mailed before `before`."""
+
+    async def site_secret(self, name: str) -> str:
+        """The site's secret of that name (64 hex digits), made by the first caller; the
+        same for every node."""

@@ -203,3 +203,39 @@ class Report:
     created_at: datetime
     handled_at: datetime | None
     handled_by: int | None
+
+
+# ---- presence, "my games", notifications (issue 38) --------------------------------------
+@dataclass(frozen=True)
+class PlayerTable:
+    """A table a user holds a seat at ("my games"): whose move it is there, since when."""
+
+    table: GameTable
+    seat: int
+    to_move: bool
+    turn_since: datetime | None
+
+
+@dataclass(frozen=True)
+class UserSettings:
+    """A user's notification settings: `email` (None: none given; shown to its owner only),
+    `language` of the mail, and `prefs` (server/notify.py: PREFS, with their defaults)."""
+
+    user_id: int
+    email: str | None
+    language: str
+    prefs: JSONObject
+    next_mail_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class MailEvent:
+    """Something to be mailed to a user (a digest gathers every pending one): `kind` is
+    "your_move", "ended" or "invitation"."""
+
+    id: int
+    user_id: int
+    kind: str
+    table_id: str | None
+    params: JSONObject
+    created_at: datetime

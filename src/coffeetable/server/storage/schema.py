@@ -286,3 +286,69 @@ reports = sa.Table(
     ),
     sa.Index(None, "handled_at", "id"),
 )
+
+
+# ---- presence, "my games", notifications (issue 38; migration 0005) -------------------------
+# who sits at which table: the index of "my games" (kept by create/update/import_table from
+# the seats), and whose move it is there (kept by the node that stored the change, in
+# revision order: `turn_revision` only grows)
+table_players = sa.Table(
+    "table_players",
+    metadata,
+    sa.Column(
+        "table_id",
+        sa.Text,
+        sa.ForeignKey("game_tables.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("to_move", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("turn_since", UTCDateTime, nullable=True),
+    sa.Column("turn_revision", sa.Integer, nullable=False, server_default="0"),
+    sa.Index(None, "user_id"),
+)
+
+# a user's notification settings and e-mail address (shown to its owner only)
+user_settings = sa.Table(
+    "user_settings",
+    metadata,
+    sa.Column(
+        "user_id",
+        sa.Integer,
+        sa.ForeignKey("users.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("email", sa.Text, nullable=True),
+    sa.Column("language", sa.Text, nullable=False, server_default="en"),
+    sa.Column("prefs", _json(), nullable=False),
+    # the earliest moment the next digest may go (a claim moves it on: one mail per interval)
+    sa.Column("next_mail_at", UTCDateTime, nullable=True),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+)
+
+# what is to be mailed: gathered into one digest per user, claimed by one node (`batch`)
+mail_events = sa.Table(
+    "mail_events",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("table_id", sa.Text, nullable=True),
+    sa.Column("params", _json(), nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("batch", sa.Text, nullable=True),
+    sa.Column("sent_at", UTCDateTime, nullable=True),
+    sa.Index(None, "user_id", "batch"),
+    sa.Index(None, "batch"),
+)
+
+# secrets of the whole site, made by the first node that needs one (the key that signs
+# unsubscribe links: every node must check every other's)
+site_secrets = sa.Table(
+    "site_secrets",
+    metadata,
+    sa.Column("name", sa.Text, primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)

@@ -37,6 +37,7 @@ from coffeetable.server.storage.errors import (
     StaleVersionError,
     StorageError,
 )
+from coffeetable.server.storage.notify_sql import NotifyStorage, sync_players
 from coffeetable.server.storage.records import (
     TABLE_STATUSES,
     Friend,
@@ -78,7 +79,7 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class SqlStorage(ChatSql):
+class SqlStorage(ChatSql, NotifyStorage):
     """`Storage` on an async SQLAlchemy engine. Build it with `open_storage(url)`."""
 
     WRITE_OPTION = "coffeetable_write"  # execution option: this transaction will write
@@ -344,6 +345,7 @@ class SqlStorage(ChatSql):
                 row = (await conn.execute(insert)).one()
             except IntegrityError:
                 raise AlreadyExistsError(f"a table with id {table_id!r} exists already") from None
+            await sync_players(conn, table_id, seats)
             if moves:
                 await conn.execute(
                     sa.insert(actions),
@@ -412,6 +414,7 @@ class SqlStorage(ChatSql):
             except IntegrityError:
                 pass
             else:
+                await sync_players(conn, table_id, seats)
                 return _table(row)
         if keyed:  # another process made the table of this request just now
             assert created_by is not None and request_key is not None
@@ -453,6 +456,8 @@ class SqlStorage(ChatSql):
                     raise NotFoundError(f"there is no table {table_id!r}")
                 assert expected_revision is not None
                 raise StaleRevisionError(table_id, expected_revision, actual)
+            if "seats" in changes:
+                await sync_players(conn, table_id, changes["seats"])
         return _table(row)
 
     async def table_revisions(self, table_ids: Iterable[str]) -> dict[str, int]:

@@ -9,11 +9,15 @@
 //          #/help/GAME    How to play (cafe, coffee-rush)
 //          #/friends      friends, friend requests and invitations to tables
 //          #/admin        reports and suspensions (admins only)
+//          #/games        my games (running and recent, your move first)
+//          #/settings     notifications and e-mail
+//          #/unsubscribe/TOKEN   a mail's unsubscribe link
 
 import { initPalette, onPaletteChange, paletteControl } from "./a11y.js";
 import { api } from "./api.js";
 import { $, button, h, mount } from "./dom.js";
 import { LANGUAGES, initI18n, language, onLanguageChange, setLanguage, t } from "./i18n.js";
+import { channel, connectChannel, onChannel, refreshTitle } from "./notify.js";
 
 export const session = { user: null, games: null };
 
@@ -67,11 +71,17 @@ const routes = {
   friends: () => import("./friends.js").then((m) => m.friendsView()),
   leaderboard: (parts) => import("./profile.js").then((m) => m.leaderboardView(parts[1])),
   admin: () => import("./admin.js").then((m) => m.adminView()),
+  games: () => import("./mygames.js").then((m) => m.myGamesView()),
+  settings: () => import("./settings.js").then((m) => m.settingsView()),
+  unsubscribe: (parts) => import("./settings.js").then((m) => m.unsubscribeView(parts[1])),
 };
+
+let routing = 0; // the latest route(): a slower page made for an earlier hash is dropped
 
 async function route() {
   const { parts, query } = parseHash();
   const make = routes[parts[0] || ""] || routes[""];
+  const mine = ++routing;
   if (currentView && currentView.unmount) currentView.unmount();
   currentView = null;
   banner(null);
@@ -79,6 +89,11 @@ async function route() {
   document.body.dataset.route = parts[0] || "lobby";
   try {
     const view = await make(parts, query);
+    if (mine !== routing) {
+      // the hash changed while this page loaded: the newer page is shown, not this one
+      if (view && view.unmount) view.unmount();
+      return;
+    }
     currentView = view;
     mount(main, view.el);
     if (view.mounted) view.mounted();
@@ -101,6 +116,8 @@ export function renderHeader() {
     session.user && !session.user.guest ? link("#/profile", "profile", here === "profile") : null,
     session.user && !session.user.guest ? link("#/friends", "friends", here === "friends") : null,
     session.user && session.user.admin ? link("#/admin", "admin", here === "admin") : null,
+    session.user ? gamesLink(here === "games") : null,
+    session.user ? link("#/settings", "settings", here === "settings") : null,
   );
   const box = $("#user-box");
   if (session.user) {
@@ -124,7 +141,14 @@ export function renderHeader() {
     select.addEventListener("change", () => setLanguage(select.value));
   }
   select.value = language();
-  document.title = t("app.title");
+  refreshTitle(); // the app's title, with "your move" before it when it is
+}
+
+/** "My games", with how many wait for the player's move. */
+function gamesLink(active) {
+  const n = channel.yourMove.size;
+  return h("a", { href: "#/games", class: active ? "active" : null, "data-nav": "games" },
+    t("nav.games"), n ? h("span", { class: "badge", id: "your-move-count" }, String(n)) : null);
 }
 
 async function logout() {
@@ -134,6 +158,7 @@ async function logout() {
     /* the session is gone either way */
   }
   session.user = null;
+  connectChannel(null);
   go("#/");
 }
 
@@ -143,6 +168,7 @@ export async function refreshSession() {
   } catch {
     session.user = null;
   }
+  connectChannel(session.user);
   renderHeader();
   return session.user;
 }
@@ -174,6 +200,9 @@ async function boot() {
     else route();
   });
   await refreshSession();
+  onChannel((msg) => {
+    if (msg.type === "welcome" || msg.type === "turn" || msg.type === "ended") renderHeader();
+  });
   window.addEventListener("hashchange", route);
   await route();
 }

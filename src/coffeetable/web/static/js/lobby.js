@@ -10,6 +10,8 @@ import { button, h, mount, requestId } from "./dom.js";
 import { has, t, tn } from "./i18n.js";
 import { friendNames, invitationBox, mayHaveFriends } from "./friends.js";
 import { introBox } from "./intro.js";
+import { myGamesSection } from "./mygames.js";
+import { onPresence, onlineCount } from "./presence.js";
 
 const PROMOS = ["leao", "coffee-mine", "atlas"];
 
@@ -124,8 +126,10 @@ export function lobbyView() {
       .filter((tb) => tb.status === "open" || tb.status === "running")
       .filter((tb) => !withFriends || withFriend(tb))
       .sort((a, b) => (a.status === b.status ? (b.created_at > a.created_at ? 1 : -1) : a.status === "open" ? -1 : 1));
+    const online = onlineCount();
     mount(listBox,
-      h("h2", {}, t("lobby.tables"), connected ? null : h("span", { class: "tag warn" }, t("conn.lost_short"))),
+      h("h2", {}, t("lobby.tables"), connected ? null : h("span", { class: "tag warn" }, t("conn.lost_short")),
+        online !== null ? h("span", { class: "online-count muted", id: "online-count" }, tn("presence.count", online)) : null),
       friendFilter(),
       rows.length
         ? h("ul", { class: "tables" }, rows.map(tableRow))
@@ -356,11 +360,13 @@ export function lobbyView() {
   const chat = lobbyChat({ send: (message) => !!socket && socket.send(message) });
   const intro = introBox();
   const invited = invitationBox();
+  const myGames = myGamesSection(); // logged-in players: their running games, your move first
   mount(el,
     intro.el,
     h("div", { class: "lobby-grid" },
-      h("div", { class: "lobby-main" }, invited.el, listBox, chat.el, finishedBox),
+      h("div", { class: "lobby-main" }, myGames ? myGames.el : null, invited.el, listBox, chat.el, finishedBox),
       h("aside", { class: "lobby-side" }, createBox)));
+  const offPresence = onPresence(() => renderList());
 
   return {
     el,
@@ -368,6 +374,7 @@ export function lobbyView() {
       renderAll();
       invited.refresh();
       friendNames().then((names) => { friends = names; if (withFriends) renderList(); });
+      if (myGames) myGames.load();
       socket = new LobbySocket(
         (list) => { tables.clear(); for (const tb of list) tables.set(tb.id, tb); renderList(); },
         (tb) => {
@@ -392,7 +399,11 @@ export function lobbyView() {
         toast(errorText(err));
       }
     },
-    unmount() { if (socket) socket.close(); },
-    relabel() { intro.relabel(); chat.render(); renderAll(); },
+    unmount() {
+      if (socket) socket.close();
+      if (myGames) myGames.destroy();
+      offPresence();
+    },
+    relabel() { intro.relabel(); chat.render(); renderAll(); if (myGames) myGames.render(); },
   };
 }

@@ -15,6 +15,7 @@ import { groupLog, mergedSay } from "./logview.js";
 import { logText, sayText } from "./say.js";
 import { TableSocket } from "./socket.js";
 import { createTutorial, tutorialOf } from "./tutorial.js";
+import { onPresence, presenceMark, showPresenceOf } from "./presence.js";
 
 const RENDERERS = {
   cafe: () => import("./cafe.js"),
@@ -124,12 +125,14 @@ export function tableView(tableId, { invite = null } = {}) {
   // ---- before the start: seats, invite, start ---------------------------------------------------
   let friendPicker = null; // "Invite a friend", made once (it asks for the friends list)
   function renderPregame() {
+    watchPlayers();
     const table = model.table;
     const me = mySeat(table, session.user);
     const free = table.seats.filter((s) => s.kind === "open").length;
     const host = createdByMe(table.id, session.user, table);
     const rows = table.seats.map((seat, i) => h("li", { class: "pre-seat", "data-seat": i },
       seatBadge(seat, i, { me: i === me }),
+      seat.kind === "human" ? presenceMark(seat.user) : null,
       seat.kind === "open" && me === null
         ? button(t("table.take_seat"), () => join(i), { class: "small primary", "data-take-seat": i }) : null));
     const actions = [];
@@ -221,8 +224,13 @@ export function tableView(tableId, { invite = null } = {}) {
     return formatDuration(Math.max(0, left));
   }
 
+  function watchPlayers() {
+    if (model.table) showPresenceOf(model.table.seats.filter((s) => s.kind === "human").map((s) => s.user));
+  }
+
   function renderPlayers() {
     const { table, view } = model;
+    watchPlayers();
     if (!view) {
       mount(playersBox);
       return;
@@ -237,6 +245,7 @@ export function tableView(tableId, { invite = null } = {}) {
         return h("li", { class: ["player", current.has(i) && "to-move", i === model.seat && "mine"], "data-seat": i },
           h("span", { class: "turn-mark", "aria-hidden": "true" }, current.has(i) ? "▶" : ""),
           seatBadge(seat, i, { me: i === model.seat }),
+          seat.kind === "human" ? presenceMark(seat.user, { compact: true }) : null,
           extra ? h("span", { class: "seat-extra muted" }, extra) : null,
           h("span", { class: "score", title: t("score.total") }, score === undefined ? "" : String(score)),
           model.clock ? h("span", { class: ["clock", lowClock && "low", (model.clock.running || []).includes(i) && "running"], "data-clock": i, title: t("clock.help") }, clockText(i) || "") : null);
@@ -618,6 +627,13 @@ export function tableView(tableId, { invite = null } = {}) {
       h("a", { href: "#/", class: "button" }, t("end.lobby"))));
   }
 
+  // a player's presence changed: their mark (the seats before the start, or the players)
+  const offPresence = onPresence(() => {
+    if (!model.table) return;
+    if (model.table.status === "open") renderPregame();
+    else renderPlayers();
+  });
+
   renderHead();
   return {
     el,
@@ -644,6 +660,7 @@ export function tableView(tableId, { invite = null } = {}) {
       document.addEventListener("keydown", onKey);
     },
     unmount() {
+      offPresence();
       if (socket) socket.close();
       document.removeEventListener("keydown", onKey);
       clearInterval(tick);
