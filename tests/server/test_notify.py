@@ -591,3 +591,33 @@ def test_nothing_is_mailed_without_smtp(quiet_site: Site) -> None:
     assert quiet_site.count_mail_events() == 0
     # the page notifications still work
     assert any(t["your_move"] for t in bo.http.get("/api/me/games").json())
+
+
+def test_a_friends_invitation_on_the_channel_and_by_mail(site: Site) -> None:
+    """An invitation to a private table (friends.py) reaches the friend's own channel at once
+    and their next mail, whose link carries the table's invite; a friend request reaches the
+    channel too (no mail)."""
+    server, sink = site.server, site.sink
+    ana, bo = person(server, "Ana"), person(server, "Bo")
+    address = f"{bo.name.lower()}@example.org"
+    set_mail(bo, address)
+    channel = UserSocket(server, bo.token)
+    try:
+        assert ana.post(f"/api/friends/{bo.name}").status_code == 200
+        news = channel.recv_until("friend")
+        assert (news["kind"], news["by"]) == ("request", ana.name)
+        assert bo.post(f"/api/friends/{ana.name}").json()["state"] == "friend"
+        table = ana.create("coffee-rush", [{"kind": "human"}, {"kind": "open"}], private=True)
+        r = ana.post(f"/api/tables/{table['id']}/invite", name=bo.name)
+        assert r.json() == {"invited": True}
+        invited = channel.recv_until("invitation")
+        assert (invited["table"], invited["game"], invited["by"]) == (
+            table["id"],
+            "coffee-rush",
+            ana.name,
+        )
+        [mail] = sink.wait_for(address)
+        assert mail["Subject"] == f"{ana.name} invites you to a game of Coffee Rush"
+        assert f"{PUBLIC}/#/table/{table['id']}?invite={table['invite']}" in _body(mail)
+    finally:
+        channel.close()

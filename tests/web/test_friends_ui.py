@@ -25,11 +25,15 @@ def test_friends_invitations_and_the_lobby_filter(
     try:
         ana_name, bo_name = ana.sign_up(), bo.sign_up()
         cy.sign_up()
-        # Ana asks Bo by name (typed in another case: names match regardless of case)
+        # Ana asks Bo by name (typed in another case: names match regardless of case); Bo,
+        # in the lobby, hears of it at once on his own channel
+        bo.goto("#/")
+        bo.page.wait_for_selector("#table-list")
         _friends(ana)
         ana.page.fill("#friend-name", bo_name.upper())
         ana.press("#friend-add")
         ana.page.wait_for_selector(f"#friend-sent [data-friend='{bo_name}']")
+        bo.page.wait_for_selector(f".toast.info:has-text('{ana_name}')")
         # Bo sees the request and accepts it
         _friends(bo)
         bo.page.wait_for_selector(f"#friend-requests [data-friend='{ana_name}']")
@@ -40,13 +44,17 @@ def test_friends_invitations_and_the_lobby_filter(
         ana.page.wait_for_selector(f"#friend-list [data-friend='{bo_name}'][data-state='friend']")
         bo.screenshot(artifacts, "friends-page", full_page=False)
 
-        # Cy, a stranger, makes a table; Ana makes one (public) and invites Bo from it
+        # Cy, a stranger, makes a table; Ana makes one (public) and invites Bo from it: Bo's
+        # lobby shows the invitation as it comes
         cy.create_table("coffee-rush", [None])
+        bo.goto("#/")
+        bo.page.wait_for_selector("#table-list")
         public = ana.create_table("coffee-rush", [None])
         ana.page.wait_for_selector("#invite-friend select")
         assert ana.page.locator("#invite-name option").all_inner_texts() == [bo_name]
         ana.press("#invite-send")
         ana.page.wait_for_selector(".toast.info")
+        bo.page.wait_for_selector(f"[data-invitation='{public}']")
         # and a private one, to which she invites Bo too
         private = ana.create_table("coffee-rush", [None, None], private=True)
         ana.page.wait_for_selector("#invite-friend select")

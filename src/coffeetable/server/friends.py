@@ -8,10 +8,9 @@ the private table's invite, and may join or decline. The rules live here; the ro
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Protocol
 
 from coffeetable.server.livetable import TableError, seat_of
 from coffeetable.server.lobby import LobbyService
@@ -31,20 +30,30 @@ class InvitationView:
     created_at: datetime
 
 
-#: Told of an event for one user (`user_id`, `kind`, details): a friend request, an
-#: invitation. The node passes it on to that user's pages (and, when set up, to e-mail).
-Notify = Callable[[int, str, dict[str, Any]], Awaitable[None]]
+class FriendNotices(Protocol):
+    """Who tells a user of a friend's request or invitation (notify.Notifier): on their own
+    channel at once, wherever they are on the site; an invitation also in their next mail."""
+
+    async def invite(self, user_id: int, table: GameTable, by: str) -> None: ...
+
+    async def friend(self, user_id: int, kind: str, by: str) -> None: ...
 
 
-async def _no_one(user_id: int, kind: str, details: dict[str, Any]) -> None:
-    return None
+class _Nobody:
+    async def invite(self, user_id: int, table: GameTable, by: str) -> None:
+        return None
+
+    async def friend(self, user_id: int, kind: str, by: str) -> None:
+        return None
 
 
 class FriendService:
-    def __init__(self, storage: Storage, lobby: LobbyService, notify: Notify = _no_one) -> None:
+    def __init__(
+        self, storage: Storage, lobby: LobbyService, notices: FriendNotices | None = None
+    ) -> None:
         self.storage = storage
         self.lobby = lobby
-        self.notify = notify
+        self.notices: FriendNotices = notices or _Nobody()
 
     async def _other(self, user: User, name: str) -> User:
         if user.is_guest:
@@ -84,8 +93,8 @@ class FriendService:
         except NotFoundError:  # deleted in the meantime
             raise TableError(404, "no_user", "there is no player with this name") from None
         if not any(f.user_id == other.id and f.state == friend.state for f in mine):
-            kind = "friend_accepted" if friend.state == "friend" else "friend_request"
-            await self.notify(other.id, kind, {"from": user.name})
+            kind = "accepted" if friend.state == "friend" else "request"
+            await self.notices.friend(other.id, kind, user.name)
         return friend
 
     async def remove(self, user: User, name: str) -> bool:
@@ -114,7 +123,7 @@ class FriendService:
         except NotFoundError:
             raise TableError(404, "no_table", f"there is no table {table_id!r}") from None
         if new:
-            await self.notify(other.id, "invitation", {"from": user.name, "table": table_id})
+            await self.notices.invite(other.id, table, user.name)
         return new
 
     async def invitations(self, user: User) -> list[InvitationView]:

@@ -266,7 +266,6 @@ class Node:
         self.friend_limits = RateLimits(
             settings.friend_rate, settings.friend_burst, self.redis, "friends"
         )
-        self.friends = FriendService(self.storage, self.lobby)
         self.chat_limits = RateLimits(settings.chat_rate, settings.chat_burst, self.redis, "chat")
         self.report_limits = RateLimits(
             settings.report_rate, settings.report_burst, self.redis, "report"
@@ -298,6 +297,7 @@ class Node:
             mail_minute=settings.mail_minute,
         )
         self.match.on_turns = self.notifier.turns
+        self.friends = FriendService(self.storage, self.lobby, self.notifier)
 
         async def on_message(topic: str, message: dict[str, Any]) -> None:
             if topic == LOBBY:

@@ -262,7 +262,7 @@ class Notifier:
 
     async def invite(self, user_id: int, table: GameTable, by: str) -> None:
         """Invite a user to a table: on their channel at once, and in their next digest
-        (for friends' invitations, issue 38's later part)."""
+        (friends.py: a friend's invitation)."""
         await self.bus.publish(
             user_topic(user_id),
             {"type": "invitation", "table": table.id, "game": table.game, "by": by},
@@ -271,6 +271,11 @@ class Notifier:
         if table.private and table.invite_token:
             params["invite"] = table.invite_token
         await self._queue_mail(user_id, "invitation", table, params)
+
+    async def friend(self, user_id: int, kind: str, by: str) -> None:
+        """A friend request to the user (`kind` "request"), or their request accepted
+        ("accepted"): on their channel at once (no mail)."""
+        await self.bus.publish(user_topic(user_id), {"type": "friend", "kind": kind, "by": by})
 
     async def _queue_mail(
         self, user_id: int, kind: str, table: GameTable, params: dict[str, Any]

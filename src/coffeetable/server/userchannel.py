@@ -234,12 +234,12 @@ class UserChannels:
             await self._tell([user_id])
 
     def on_user_message(self, topic: str, message: dict[str, Any]) -> None:
-        """Something for one user (turn, ended, invitation): to their channels here."""
+        """Something for one user (turn, ended, invitation, friend): to their channels here."""
         try:
             user_id = int(topic.removeprefix("user:"))
         except ValueError:
             return
-        if message.get("type") not in ("turn", "ended", "invitation"):
+        if message.get("type") not in ("turn", "ended", "invitation", "friend"):
             return
         for channel in list(self.by_user.get(user_id, ())):
             channel.send(message)

@@ -203,6 +203,7 @@ async function boot() {
   onChannel((msg) => {
     if (msg.type === "welcome" || msg.type === "turn" || msg.type === "ended") renderHeader();
   });
+  import("./friends.js").then((m) => m.startFriendNews());
   window.addEventListener("hashchange", route);
   await route();
 }

@@ -6,6 +6,7 @@ import { go, requireLogin, session, toast } from "./app.js";
 import { gameTitle } from "./common.js";
 import { button, h, mount } from "./dom.js";
 import { t, tn } from "./i18n.js";
+import { onChannel } from "./notify.js";
 
 const enc = encodeURIComponent;
 
@@ -57,7 +58,20 @@ export function invitationList(invitations, onChange) {
       }, { class: "small", "data-decline-invitation": inv.table.id }))));
 }
 
-/** The lobby's box of invitations: refreshed when asked (the lobby calls `refresh`). */
+/** News from friends on the player's own channel (js/notify.js), on whatever page: a toast
+ * for a friend request, an accepted request, an invitation to a table. */
+export function startFriendNews() {
+  onChannel((msg) => {
+    if (msg.type === "friend") {
+      toast(t(msg.kind === "accepted" ? "friends.news_accepted" : "friends.news_request", { name: msg.by }), "info", 8000);
+    } else if (msg.type === "invitation") {
+      toast(t("friends.news_invitation", { name: msg.by, game: gameTitle(msg.game) }), "info", 8000);
+    }
+  });
+}
+
+/** The lobby's box of invitations: refreshed when asked (the lobby calls `refresh`) and when
+ * an invitation arrives on the player's channel; `stop` when the lobby goes. */
 export function invitationBox() {
   const el = h("div", { class: "card invitations-box", id: "invitations-box", hidden: true });
   async function refresh() {
@@ -71,7 +85,10 @@ export function invitationBox() {
     el.hidden = !invitations.length;
     mount(el, h("h2", {}, t("friends.invitations")), invitationList(invitations, refresh));
   }
-  return { el, refresh };
+  const stop = onChannel((msg) => {
+    if (msg.type === "invitation") refresh();
+  });
+  return { el, refresh, stop };
 }
 
 /** On an open table's page, for a player seated there: invite a friend by name. */
@@ -169,10 +186,17 @@ export function friendsView() {
           button(t("friends.withdraw"), () => act(friendsApi.remove(f.name)), { class: "small", "data-withdraw": f.name }))))) : null);
   }
 
+  let stop = null;
   return {
     el,
+    unmount() {
+      if (stop) stop();
+    },
     async mounted() {
       if (!requireLogin()) return;
+      stop = onChannel((msg) => {
+        if (msg.type === "friend" || msg.type === "invitation") load();
+      });
       if (!mayHaveFriends()) {
         mount(el, h("h1", {}, t("friends.title")), h("p", {}, t("error.guest_friends")));
         return;

@@ -403,6 +403,7 @@ export function lobbyView() {
       if (socket) socket.close();
       if (myGames) myGames.destroy();
       offPresence();
+      invited.stop();
     },
     relabel() { intro.relabel(); chat.render(); renderAll(); if (myGames) myGames.render(); },
   };
