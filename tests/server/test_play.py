@@ -10,8 +10,8 @@ import time
 import httpx
 import pytest
 
-from coffeetable.core.registry import find_game
 from coffeetable.core.record import GameRecord, apply_stored
+from coffeetable.core.registry import find_game
 from tests.server.live import Player, ServerProcess, play_out
 
 pytestmark = pytest.mark.server
