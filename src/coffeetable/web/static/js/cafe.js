@@ -271,7 +271,7 @@ function parseAction(a) {
   return { kind: "other" };
 }
 
-export function createRenderer({ act, interactive = true, barExtras = null }) {
+export function createRenderer({ act, interactive = true, barExtras = null, boardTools = null }) {
   const el = h("div", { class: "cafe", id: "cafe" });
   const ui = { rot: 0, hover: null, locked: null, menu: null, pick: null, highlight: new Set(), hinted: null, handFor: null };
   let model = null;
@@ -779,7 +779,8 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
         stageKey ? h("span", { class: ["stage", v.stage] }, t(stageKey)) : null,
         v.hand ? h("span", { class: "tag", title: cardTitle(v.hand) }, t("cafe.holds", { card: cardTitle(v.hand) })) : null,
         lostShops ? h("span", { class: "muted" }, tn("cafe.lost_shops", lostShops)) : null,
-        h("span", { class: "muted", title: Object.entries(score.parts).map(([k, n]) => `${k}: ${n}`).join(", ") }, t("cafe.score_now", { n: score.total }))),
+        h("span", { class: "muted", title: Object.entries(score.parts).map(([k, n]) => `${k}: ${n}`).join(", ") }, t("cafe.score_now", { n: score.total })),
+        boardTools ? boardTools(seat) : null),
       h("div", { class: "area-body" },
         h("div", { class: "area-scroll" }, (() => {
           const svg = areaDrawing(seat, { interactive: live, scale: seat === model.seat ? 1.15 : 0.72 });
@@ -907,7 +908,7 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
   function roundInfo() {
     const view = model.view;
     return h("div", { class: "round-info status-bar" },
-      h("strong", { id: "round" }, t("cafe.round", { n: view.round })),
+      h("strong", { id: "round" }, t("cafe.round", { n: view.round, total: view.rounds ?? 8 })),
       h("span", {}, t(`cafe.phase_${view.phase}`)),
       h("span", {}, t("cafe.master_is", { name: seatName(model.table.seats[view.master], view.master) })),
       h("span", { id: "deck-size" }, tn("cafe.deck", view.deck_size)),

@@ -53,7 +53,7 @@ function recipe(list) {
   return h("span", { class: "recipe" }, list.map((ing) => h("span", { class: "recipe-ing", title: ingredientName(ing) }, ingredientSvg(ing, 16))));
 }
 
-export function createRenderer({ act, interactive = true, barExtras = null }) {
+export function createRenderer({ act, interactive = true, barExtras = null, boardTools = null }) {
   const el = h("div", { class: "rush", id: "rush" });
   const ui = { meeple: null, token: null };
   let model = null;
@@ -104,7 +104,7 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
         const target = targets.get(sq);
         const mover = movers.has(sq);
         const classes = ["square", placeable && "legal", target && "legal", mover && "mover", ui.meeple === sq && "selected", hintSquares.has(sq) && "hinted"];
-        const g = s("g", { class: classes, "data-square": sq, tabindex: placeable || target || mover ? 0 : null, role: placeable || target || mover ? "button" : null });
+        const g = s("g", { class: classes, "data-square": sq, "data-ing": ing, tabindex: placeable || target || mover ? 0 : null, role: placeable || target || mover ? "button" : null });
         g.append(s("rect", { x: x + 3, y: y + 3, width: size - 6, height: size - 6, rx: 10, fill: tint(ing), class: "sq-bg" }));
         if (DATA.corners.includes(sq)) g.append(s("path", { d: `M${x + 3} ${y + 22}V${y + 13}a10 10 0 0 1 10 -10H${x + 22}`, class: "corner-mark" }));
         if (DATA.specialties.includes(ing)) g.append(s("path", { d: `M${x + size - 24} ${y + 3}h14v20l-7 -5l-7 5z`, class: "ribbon" }));
@@ -222,7 +222,8 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
         h("span", { class: "stat", title: t("rush.rush_tokens"), "data-stat": "rush" }, "⚡ ", String(p.rush)),
         h("span", { class: "stat", title: t("rush.completed"), "data-stat": "completed" }, "✓ ", String(p.completed.length)),
         h("span", { class: ["stat", p.penalties.length >= 4 && "danger"], title: t("rush.penalties"), "data-stat": "penalties" }, "✗ ", String(p.penalties.length)),
-        h("span", { class: "stat score", title: t("score.total") }, t("rush.score_short", { n: view.scores[seat].total }))),
+        h("span", { class: "stat score", title: t("score.total") }, t("rush.score_short", { n: view.scores[seat].total })),
+        boardTools ? boardTools(seat) : null),
       hand,
       h("div", { class: "cups" }, [0, 1, 2].map((i) => cupBox(p, seat, i, mine))),
       h("div", { class: "counters" }, [0, 1, 2, 3].map((i) => h("div", { class: ["counter", i === 3 && "last"], "data-counter-col": i + 1 },
@@ -320,7 +321,7 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
       statusBar(),
       actionBar(),
       h("div", { class: "rush-main" },
-        h("div", { class: "board-wrap" }, board()),
+        h("div", { class: "board-wrap" }, boardTools ? boardTools("board") : null, board()),
         h("div", { class: "rush-players" }, mineFirst.map((i) => playerPanel(view.players[i], i)))));
   }
 

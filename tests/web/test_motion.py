@@ -1,0 +1,201 @@
+"""Motion (issue 37): another's move is shown moving (a bot's meeple walking, its ingredients
+poured, Café cards and cubes travelling), while the page is already exactly the state the
+server sent; the player's own moves are not animated; a key or a click skips to the end; with
+`prefers-reduced-motion: reduce` nothing moves. Screenshots: motion-rush, motion-cafe."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.server.live import ServerProcess
+from tests.web.ui import Client, cafe_step, rush_step
+
+#: Records, every frame, the motion animations running (their ids) and, while any runs, the
+#: table's version and what the board's DOM is then (animations must not change it).
+RECORDER = """() => {
+  window.__motion = { ids: [], frames: 0, during: [] };
+  const tick = () => {
+    const anims = document.getAnimations().filter((a) => String(a.id).startsWith('motion-'));
+    if (anims.length) {
+      window.__motion.frames += 1;
+      for (const a of anims) if (!window.__motion.ids.includes(a.id)) window.__motion.ids.push(a.id);
+      const page = document.querySelector('#table-page');
+      const board = document.querySelector('#board');
+      if (page && board && window.__motion.during.length < 400) {
+        window.__motion.during.push([page.dataset.version, board.innerHTML]);
+      }
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+
+RUNNING = "document.getAnimations().filter((a) => String(a.id).startsWith('motion-')).length"
+
+
+def _layer(page: Any, name: str) -> int:
+    value = page.evaluate(f"document.querySelector('#motion-layer')?.dataset.{name} ?? '0'")
+    return int(value)
+
+
+def _rush_table(c: Client) -> None:
+    c.guest()
+    c.create_table("coffee-rush", ["greedy"])
+    c.start()
+    c.page.wait_for_selector("#rush-board")
+
+
+def _play_until(c: Client, rng: random.Random, done: Any, seconds: float = 90) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, "the bot's moves were not seen in time"
+        assert not c.over(), "the game ended first"
+        if rush_step(c, rng) is None:
+            c.page.wait_for_timeout(40)
+
+
+def test_a_bots_move_is_animated_and_ends_in_the_servers_state(
+    browser: Any, server: ServerProcess, artifacts: Path
+) -> None:
+    c = Client(browser, server, viewport=(1400, 900))
+    page = c.page
+    try:
+        _rush_table(c)
+        page.evaluate(RECORDER)
+        rng = random.Random(5)
+        shot = {"taken": False}
+
+        def walked() -> bool:
+            ids = page.evaluate("window.__motion.ids")
+            if "motion-walk" in ids and not shot["taken"] and page.evaluate(RUNNING):
+                c.screenshot(artifacts, "motion-rush", full_page=False)
+                shot["taken"] = True
+            return "motion-walk" in ids and c.my_turn()
+
+        _play_until(c, rng, walked)
+        # the bot's turn has been shown; it ends, and the page is then what it was all along
+        page.wait_for_function(f"{RUNNING} === 0 && !document.querySelector('.motion-ghost')")
+        assert _layer(page, "played") >= 1
+        version = c.version
+        board = page.inner_html("#board")
+        during = [html for v, html in page.evaluate("window.__motion.during") if int(v) == version]
+        assert during, "no animation ran on the final state"
+        assert all(html == board for html in during), "an animation changed the board's DOM"
+        # and exactly what the server sends: a fresh page load draws the same board
+        rush_board = page.inner_html("#rush-board")
+        players = page.inner_html(".rush-players")
+        page.reload()
+        page.wait_for_selector("#rush-board")
+        page.wait_for_function(f"document.querySelector('#table-page').dataset.version === '{version}'")
+        assert page.inner_html("#rush-board") == rush_board
+        assert page.inner_html(".rush-players") == players
+        # our own moves are not animated
+        page.evaluate(RECORDER)
+        played = _layer(page, "played")
+        steps = 0
+        while c.my_turn() and steps < 3:
+            what = rush_step(c, rng)
+            if what in ("square", "serve", "pour"):
+                steps += 1
+                page.wait_for_timeout(150)
+                if c.my_turn():
+                    assert page.evaluate("window.__motion.frames") == 0, "our own move moved"
+                    assert _layer(page, "played") == played
+            if what in ("end", "stop", None):
+                break
+        assert steps, "no move of ours was made"
+        assert not c.errors, c.errors
+    finally:
+        c.close()
+
+
+def test_reduced_motion_moves_nothing(browser: Any, server: ServerProcess) -> None:
+    c = Client(browser, server, viewport=(1400, 900))
+    page = c.page
+    try:
+        page.emulate_media(reduced_motion="reduce")
+        _rush_table(c)
+        page.evaluate(RECORDER)
+        rng = random.Random(6)
+        bot_moves = {"n": 0}
+
+        def bot_moved() -> bool:
+            bot_moves["n"] = page.locator("#log-lines li.log-line[data-seat='1']").count()
+            return bot_moves["n"] >= 4 and c.my_turn()
+
+        _play_until(c, rng, bot_moved)
+        page.wait_for_timeout(700)
+        assert bot_moves["n"] >= 4
+        assert page.evaluate("window.__motion.frames") == 0
+        assert _layer(page, "played") == 0
+        assert page.locator(".motion-ghost").count() == 0
+        # the same page without the setting does animate (so the check above could fail)
+        page.emulate_media(reduced_motion="no-preference")
+        page.evaluate(RECORDER)
+        _play_until(c, rng, lambda: "motion-walk" in page.evaluate("window.__motion.ids"))
+        assert not c.errors, c.errors
+    finally:
+        c.close()
+
+
+def test_a_key_or_a_click_skips_to_the_end(browser: Any, server: ServerProcess) -> None:
+    c = Client(browser, server, viewport=(1400, 900))
+    page = c.page
+    try:
+        _rush_table(c)
+        page.evaluate(RECORDER)
+        rng = random.Random(7)
+        skipped = 0
+        for how in ("key", "click"):
+            deadline = time.monotonic() + 90
+            while not page.evaluate(RUNNING):
+                assert time.monotonic() < deadline, "no animation to skip"
+                if rush_step(c, rng) is None:
+                    try:
+                        page.wait_for_function(f"{RUNNING} > 0", timeout=400, polling="raf")
+                    except Exception:
+                        pass
+            if how == "key":
+                page.keyboard.press("x")
+            else:
+                page.mouse.click(5, 300)
+            skipped += 1
+            # at once: nothing moves, no copies are left, the board is the server's state
+            assert page.evaluate(f"{RUNNING} === 0 || document.getAnimations().every((a) => a.playState !== 'running' || !String(a.id).startsWith('motion-') || a.currentTime < 50)")
+            assert _layer(page, "skipped") >= skipped
+        page.wait_for_function(f"{RUNNING} === 0 && !document.querySelector('.motion-ghost')")
+        assert not c.errors, c.errors
+    finally:
+        c.close()
+
+
+@pytest.mark.slow
+def test_cafe_cards_and_cubes_travel(browser: Any, server: ServerProcess, artifacts: Path) -> None:
+    c = Client(browser, server, viewport=(1400, 900))
+    page = c.page
+    try:
+        c.guest()
+        c.create_table("cafe", ["greedy"])
+        c.start()
+        page.wait_for_selector("#cafe")
+        page.evaluate(RECORDER)
+        rng = random.Random(8)
+        budget = {"actions": 0}
+        deadline = time.monotonic() + 150
+        shot = False
+        while not {"motion-card", "motion-cube"} <= set(page.evaluate("window.__motion.ids")):
+            assert time.monotonic() < deadline, page.evaluate("window.__motion.ids")
+            if not shot and "motion-cube" in page.evaluate("window.__motion.ids") and page.evaluate(RUNNING):
+                c.screenshot(artifacts, "motion-cafe", full_page=False)
+                shot = True
+            if cafe_step(c, rng, budget) is None:
+                page.wait_for_timeout(40)
+        page.wait_for_function(f"{RUNNING} === 0 && !document.querySelector('.motion-ghost')")
+        assert not c.errors, c.errors
+    finally:
+        c.close()
