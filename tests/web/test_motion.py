@@ -5,12 +5,11 @@ server sent; the player's own moves are not animated; a key or a click skips to 
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.server.live import ServerProcess
 from tests.web.ui import Client, cafe_step, rush_step
@@ -35,6 +34,15 @@ RECORDER = """() => {
   requestAnimationFrame(tick);
 }"""
 
+#: Marks the motion animations running now and the copies on their way; true if there are any.
+MARK = """() => {
+  window.__marked = document.getAnimations().filter((a) => String(a.id).startsWith('motion-') && a.playState === 'running');
+  for (const g of document.querySelectorAll('.motion-ghost')) g.dataset.marked = '1';
+  return window.__marked.length > 0;
+}"""
+CUBES_RUNNING = (
+    "document.getAnimations().some((a) => a.id === 'motion-cube' && a.playState === 'running')"
+)
 RUNNING = "document.getAnimations().filter((a) => String(a.id).startsWith('motion-')).length"
 
 
@@ -91,7 +99,9 @@ def test_a_bots_move_is_animated_and_ends_in_the_servers_state(
         players = page.inner_html(".rush-players")
         page.reload()
         page.wait_for_selector("#rush-board")
-        page.wait_for_function(f"document.querySelector('#table-page').dataset.version === '{version}'")
+        page.wait_for_function(
+            f"document.querySelector('#table-page').dataset.version === '{version}'"
+        )
         assert page.inner_html("#rush-board") == rush_board
         assert page.inner_html(".rush-players") == players
         # our own moves are not animated
@@ -150,23 +160,26 @@ def test_a_key_or_a_click_skips_to_the_end(browser: Any, server: ServerProcess) 
         _rush_table(c)
         page.evaluate(RECORDER)
         rng = random.Random(7)
-        skipped = 0
-        for how in ("key", "click"):
+        for skipped, how in enumerate(("key", "click"), start=1):
             deadline = time.monotonic() + 90
-            while not page.evaluate(RUNNING):
+            while True:
                 assert time.monotonic() < deadline, "no animation to skip"
+                # the animations running now, and the copies travelling, are marked
+                marked = page.evaluate(MARK)
+                if marked:
+                    break
                 if rush_step(c, rng) is None:
-                    try:
+                    with contextlib.suppress(Exception):
                         page.wait_for_function(f"{RUNNING} > 0", timeout=400, polling="raf")
-                    except Exception:
-                        pass
             if how == "key":
                 page.keyboard.press("x")
             else:
                 page.mouse.click(5, 300)
-            skipped += 1
-            # at once: nothing moves, no copies are left, the board is the server's state
-            assert page.evaluate(f"{RUNNING} === 0 || document.getAnimations().every((a) => a.playState !== 'running' || !String(a.id).startsWith('motion-') || a.currentTime < 50)")
+            # at once: what was moving is at its end, and no copy of it is left
+            assert page.evaluate(
+                "window.__marked.every((a) => a.playState === 'finished' || a.playState === 'idle')"
+                " && !document.querySelector('.motion-ghost[data-marked]')"
+            )
             assert _layer(page, "skipped") >= skipped
         page.wait_for_function(f"{RUNNING} === 0 && !document.querySelector('.motion-ghost')")
         assert not c.errors, c.errors
@@ -174,7 +187,6 @@ def test_a_key_or_a_click_skips_to_the_end(browser: Any, server: ServerProcess) 
         c.close()
 
 
-@pytest.mark.slow
 def test_cafe_cards_and_cubes_travel(browser: Any, server: ServerProcess, artifacts: Path) -> None:
     c = Client(browser, server, viewport=(1400, 900))
     page = c.page
@@ -188,13 +200,19 @@ def test_cafe_cards_and_cubes_travel(browser: Any, server: ServerProcess, artifa
         budget = {"actions": 0}
         deadline = time.monotonic() + 150
         shot = False
-        while not {"motion-card", "motion-cube"} <= set(page.evaluate("window.__motion.ids")):
+        while not shot or not {"motion-card", "motion-cube"} <= set(
+            page.evaluate("window.__motion.ids")
+        ):
             assert time.monotonic() < deadline, page.evaluate("window.__motion.ids")
-            if not shot and "motion-cube" in page.evaluate("window.__motion.ids") and page.evaluate(RUNNING):
-                c.screenshot(artifacts, "motion-cafe", full_page=False)
-                shot = True
             if cafe_step(c, rng, budget) is None:
                 page.wait_for_timeout(40)
+            if not shot:
+                try:
+                    page.wait_for_function(CUBES_RUNNING, timeout=250, polling="raf")
+                except Exception:  # no cube on its way just now
+                    continue
+                c.screenshot(artifacts, "motion-cafe", full_page=False)
+                shot = True
         page.wait_for_function(f"{RUNNING} === 0 && !document.querySelector('.motion-ghost')")
         assert not c.errors, c.errors
     finally:

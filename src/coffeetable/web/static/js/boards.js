@@ -20,9 +20,12 @@ export function createBoards({ root, title }) {
         button(t("boards.close"), () => close(), { class: "small", id: "board-zoom-close", "aria-label": t("boards.close") })),
       body));
   dialog.addEventListener("close", () => {
+    const was = open;
     open = null;
     body.replaceChildren();
-    if (opener && opener.isConnected) opener.focus({ preventScroll: true });
+    // focus goes back to the Enlarge button (drawn again meanwhile if the board changed)
+    const back = opener && opener.isConnected ? opener : root.querySelector(`[data-enlarge="${was}"]`);
+    if (back) back.focus({ preventScroll: true });
   });
   // a tap on the backdrop (outside the frame) closes it
   dialog.addEventListener("click", (event) => {

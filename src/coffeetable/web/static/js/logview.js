@@ -1,5 +1,6 @@
 // The game log as a player reads it (docs/web.md, "The game log"): moves grouped by turn
-// (Coffee Rush: a turn ends with `end`; the meeples' placing is the set-up) or by round (Café:
+// (Coffee Rush: a turn ends with `end` or when another seat moves; the meeples' placing is
+// the set-up) or by round (Café:
 // a round starts with the draft or the auction), and a player's deliveries to the warehouse in
 // a row made one line. Pure functions over the server's log entries {version, seat, action, say}.
 
@@ -13,7 +14,9 @@ export function groupLog(entries, game) {
   for (const entry of entries) {
     const setup = game === "coffee-rush" && /^place /.test(entry.action);
     let start = !groups.length;
-    if (prev && game === "coffee-rush" && !setup && (prev.action === "end" || /^place /.test(prev.action))) start = true;
+    // a Coffee Rush turn ends with `end`, or with the seat changing (the engine plays an
+    // `end` that is the only step left itself, and it is not in the log)
+    if (prev && game === "coffee-rush" && !setup && (prev.action === "end" || /^place /.test(prev.action) || prev.seat !== entry.seat)) start = true;
     if (prev && game === "cafe" && DRAFT.test(entry.action) && !DRAFT.test(prev.action)) start = true;
     if (start) groups.push({ kind: setup ? "setup" : game === "cafe" ? "round" : "turn", seat: entry.seat, lines: [] });
     const lines = groups[groups.length - 1].lines;

@@ -71,21 +71,21 @@ function animate(el, keyframes, options, out, name) {
   return anim;
 }
 
-/** A copy of `node` that travels from rectangle `from` to `to` and goes. */
+/** A copy of `node` that travels from rectangle `from` to `to` and goes. The copy is laid
+ * out at the larger of the two sizes and scaled, so that its text and drawing stay whole. */
 function fly(node, from, to, ms, out, { delay = 0, fade = false, name = "fly" } = {}) {
   if (!node || !from || !to) return;
+  const frame = from.w * from.h >= to.w * to.h ? from : to;
   const ghost = document.createElement("div");
   ghost.className = "motion-ghost";
-  for (const [k, v] of Object.entries({ left: `${to.x}px`, top: `${to.y}px`, width: `${to.w}px`, height: `${to.h}px` })) ghost.style.setProperty(k, v);
+  for (const [k, v] of Object.entries({ left: `${frame.x}px`, top: `${frame.y}px`, width: `${frame.w}px`, height: `${frame.h}px` })) ghost.style.setProperty(k, v);
   ghost.append(node);
   overlay().append(ghost);
-  const sx = from.w / (to.w || 1);
-  const sy = from.h / (to.h || 1);
-  const start = `translate(${from.x - to.x}px, ${from.y - to.y}px) scale(${sx}, ${sy})`;
+  const at = (r) => `translate(${r.x - frame.x}px, ${r.y - frame.y}px) scale(${r.w / (frame.w || 1)}, ${r.h / (frame.h || 1)})`;
   const anim = animate(ghost, [
-    { transform: start, opacity: delay ? 0 : 1, offset: 0 },
-    ...(delay ? [{ transform: start, opacity: 1, offset: Math.min(0.5, delay / (ms + delay)) }] : []),
-    { transform: "none", opacity: fade ? 0.15 : 1, offset: 1 },
+    { transform: at(from), opacity: delay ? 0 : 1, offset: 0 },
+    ...(delay ? [{ transform: at(from), opacity: 1, offset: Math.min(0.5, delay / (ms + delay)) }] : []),
+    { transform: at(to), opacity: fade ? 0.15 : 1, offset: 1 },
   ], { duration: ms + delay, easing: "cubic-bezier(.35,.1,.25,1)" }, out, name);
   const remove = () => ghost.remove();
   if (anim) {

@@ -606,8 +606,10 @@ export function tableView(tableId, { invite = null } = {}) {
       el.dataset.version = String(msg.version);
       el.dataset.legal = String(model.legal.length);
       if (old && drawn) {
-        // the player's own moves are not shown moving: they made them
+        // the player's own moves are not shown moving (they made them), nor anything while
+        // a board is open large over the table
         await drawn;
+        if (boards && boards.isOpen()) return;
         motion.play({ game: rendererGame, root: renderer.el, before, after: model.view, move: msg.move, old, module: rendererModule });
       }
     } else if (msg.type === "undo") {
