@@ -54,6 +54,8 @@ def test_others_boards_fit_and_any_board_opens_large_on_a_desktop(
         assert page.evaluate("document.documentElement.scrollWidth") <= 1400
         c.screenshot(artifacts, "boards-desktop", full_page=False)
 
+        # our pick: the bots wait for it, so that no redraw takes the focus meanwhile
+        page.wait_for_selector("#draft [data-action]", timeout=30_000)
         # another's board, enlarged: the same cells, larger; Escape closes it
         small = _width(page, ".area-card[data-seat='2'] .area-svg")
         cells = page.locator(".area-card[data-seat='2'] .area-svg .cell").count()

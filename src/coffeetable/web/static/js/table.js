@@ -64,6 +64,7 @@ export function tableView(tableId, { invite = null } = {}) {
   let tick = null;
   let tutorial = null; // the guided tutorial over this table (tutorial.js), if it is one
   let boards = null; // the Enlarge buttons and dialog (boards.js), one per renderer
+  let backlog = 0; // socket messages received and not yet handled
   const motion = createMotion(); // others' moves shown moving (motion.js)
 
   const head = h("div", { class: "table-head" });
@@ -587,7 +588,8 @@ export function tableView(tableId, { invite = null } = {}) {
     } else if (msg.type === "update") {
       // what the board showed, for the motion of another's move (drawn after the new state)
       const before = model.view;
-      const old = renderer && msg.move && msg.move.seat !== model.seat ? capture(renderer.el) : null;
+      // (when more messages wait behind this one, the page catches up without motion)
+      const old = renderer && msg.move && msg.move.seat !== model.seat && backlog <= 1 ? capture(renderer.el) : null;
       model.version = msg.version;
       model.seat = msg.seat;
       model.view = msg.view;
@@ -675,7 +677,8 @@ export function tableView(tableId, { invite = null } = {}) {
       // one message at a time, in order (rendering may wait for game data)
       let chain = Promise.resolve();
       const message = (msg) => {
-        chain = chain.then(() => onMessage(msg)).catch((err) => console.error(err));
+        backlog += 1;
+        chain = chain.then(() => onMessage(msg)).catch((err) => console.error(err)).then(() => { backlog -= 1; });
       };
       socket = new TableSocket(tableId, { invite, handlers: { message, status: onStatus, fatal: onFatal } });
       const guided = tutorialOf(tableId);
