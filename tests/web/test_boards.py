@@ -1,6 +1,7 @@
 """Boards (issue 37): the other players' boards fit the space beside the player's own (no
-sideways scrolling), any board opens large in a dialog (its Enlarge button) and closes with
-Escape, its Close button or a tap outside, on a desktop (1400×900) and a phone (390×844, taps);
+sideways scrolling), any board opens large in a dialog (its Enlarge button), follows the game
+while open, and closes with Escape, its Close button or a tap outside, on a desktop (1400×900)
+and a phone (390×844, taps);
 a replay uses the whole width of a wide screen. Screenshots: boards-desktop,
 boards-enlarged-desktop, boards-enlarged-phone, boards-phone-ingredients, replay-wide."""
 
@@ -14,7 +15,7 @@ from typing import Any
 
 from tests.server.live import Player, ServerProcess
 from tests.web.test_shell_ui import random_record
-from tests.web.ui import Client, cafe_step, rush_step
+from tests.web.ui import Client, rush_step
 
 OPEN = "#board-zoom[open]"
 
@@ -81,24 +82,54 @@ def test_others_boards_fit_and_any_board_opens_large_on_a_desktop(
         assert "Guest" in page.inner_text("#board-zoom-title")
         page.mouse.click(8, 450)
         page.wait_for_selector(OPEN, state="detached")
-        # while it is open the dialog follows the game: it is drawn again at every update (our
-        # pick lets the bots pick, place and act)
-        rng = random.Random(1)
-        budget = {"actions": 0}
+        page.keyboard.press("Escape")
+        assert not c.errors, c.errors
+    finally:
+        c.close()
+
+
+def test_an_enlarged_board_follows_the_game(browser: Any, server: ServerProcess) -> None:
+    """The dialog is drawn again at every update: another person (playing from Python) moves
+    while it is open."""
+    c = Client(browser, server, viewport=(1400, 900))
+    page = c.page
+    try:
+        c.guest()
+        tid = c.create_table("coffee-rush", [None])
+        friend = Player(server).guest()
+        assert friend.post(f"/api/tables/{tid}/join").status_code == 200
+        page.wait_for_selector("#start-game:not([disabled])")
+        c.start()
+        page.wait_for_selector("#rush-board")
+        sock = friend.socket(tid)
+        sock.recv()
+        rng = random.Random(4)
         deadline = time.monotonic() + 30
-        while cafe_step(c, rng, budget) != "draft":
-            assert time.monotonic() < deadline, "no card to take"
-            page.wait_for_timeout(50)
-        page.click(".area-card[data-seat='1'] [data-enlarge]")
+        while True:
+            assert time.monotonic() < deadline, "the friend never had a move"
+            sock.drain(0.1)
+            if sock.legal:
+                break
+            if rush_step(c, rng) is None:
+                page.wait_for_timeout(50)
+        page.click(".board-wrap [data-enlarge='board']")
         page.wait_for_selector(OPEN)
+        before = page.locator("#board-zoom-body [data-meeple-seat='1']").count()
         page.evaluate(
             "window.__first = document.querySelector('#board-zoom-body').firstElementChild"
         )
+        action = sock.legal[0]
+        assert action.startswith("place "), action  # the set-up: meeples are placed first
+        sock.act(action)
         page.wait_for_function(
             "document.querySelector('#board-zoom-body').firstElementChild !== window.__first"
         )
-        assert page.locator("#board-zoom-body .area-card[data-seat='1']").count() == 1
-        page.keyboard.press("Escape")
+        assert page.locator(OPEN).count() == 1  # still open, drawn anew
+        square = action.split()[1]
+        placed = f"#board-zoom-body [data-square='{square}'] [data-meeple-seat='1']"
+        assert page.locator(placed).count() == 1
+        assert page.locator("#board-zoom-body [data-meeple-seat='1']").count() == before + 1
+        sock.close()
         assert not c.errors, c.errors
     finally:
         c.close()
