@@ -10,7 +10,8 @@ import time
 import httpx
 import pytest
 
-from coffeetable.core.record import GameRecord
+from coffeetable.core.record import GameRecord, apply_stored
+from coffeetable.core.registry import find_game
 from tests.server.live import Player, ServerProcess, play_out
 
 pytestmark = pytest.mark.server
@@ -21,6 +22,26 @@ HIDDEN_KEYS = {"deck", "rng"}  # Café lists only the removed-by-rule cards; see
 def _assert_public(view: dict) -> None:
     assert view["format"] == "coffeetable.view/1"
     assert not HIDDEN_KEYS & set(view), sorted(view)
+
+
+def _assert_log_scores(log: list[dict], record: dict) -> None:
+    """Each log entry's `scores` are the public totals after its move, and `gains` the
+    change by it, as the record replayed step by step gives them (docs/server-protocol.md)."""
+    game = find_game(record["game"])
+    state = game.new_initial_state(len(record["seats"]), record["seed"], record["options"])
+    previous = None
+    assert len(log) == len(record["actions"])
+    changed = 0
+    for entry, (seat, text) in zip(log, record["actions"], strict=True):
+        before = [s.total for s in state.scores()]
+        action = game.parse_action(text)
+        apply_stored(state, seat, action, previous)
+        previous = (seat, action)
+        after = [s.total for s in state.scores()]
+        assert entry["scores"] == after, entry
+        assert entry["gains"] == [a - b for a, b in zip(after, before, strict=True)], entry
+        changed += any(entry["gains"])
+    assert changed  # some move changed a score: the check above could fail
 
 
 def test_coffee_rush_against_a_bot_to_the_end(server: ServerProcess) -> None:
@@ -56,6 +77,8 @@ def test_coffee_rush_against_a_bot_to_the_end(server: ServerProcess) -> None:
     ]
     log = alice.http.get(f"/api/tables/{table['id']}/log").json()
     assert [e["version"] for e in log] == list(range(1, sock.version + 1))
+    _assert_log_scores(log, data)
+    assert log[-1]["scores"] == [s["total"] for s in sock.view["scores"]]  # type: ignore[index]
     first_mover = (alice.name, "bot greedy")[log[0]["seat"]]
     assert (
         log[0]["text"].startswith(first_mover + " ") and len(log[0]["text"]) > len(first_mover) + 3
@@ -93,6 +116,8 @@ def test_cafe_two_people_act_at_once(server: ServerProcess) -> None:
             s.act(rng.choice(s.legal))
     assert seen_both
     assert a.view == {**b.view, "seat": 0}  # type: ignore[dict-item]
+    record = alice.http.get(f"/api/tables/{table['id']}/record").json()
+    _assert_log_scores(alice.http.get(f"/api/tables/{table['id']}/log").json(), record)
     a.close()
     b.close()
 

@@ -5,13 +5,16 @@ Screenshot: cafe-log."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import time
 from pathlib import Path
 from typing import Any
 
-from tests.server.live import ServerProcess
+from coffeetable import find_game
+from tests.server.live import Player, ServerProcess
+from tests.web.test_shell_ui import random_record
 from tests.web.ui import Client, cafe_step
 
 #: Café card ids as the server's English names them (P15, E3 ...)
@@ -108,6 +111,100 @@ def test_cafe_log_in_player_words(browser: Any, server: ServerProcess, artifacts
         page.locator("#log-lines li.log-line[data-action^='place']").first.click()
         page.mouse.move(5, 5)
         page.wait_for_function(marked + "0", timeout=5000)
+        assert not c.errors, c.errors
+    finally:
+        c.close()
+
+
+def _expected_summaries(record: dict[str, Any]) -> list[list[int]]:
+    """Each round's (Café) or turn cycle's (Coffee Rush) score change per seat, worked out
+    by replaying the record in the engine."""
+    game = find_game(record["game"])
+    seats = len(record["seats"])
+    state = game.new_initial_state(seats, record["seed"], record["options"])
+    totals = lambda: [s.total for s in state.scores()]  # noqa: E731
+    actions = record["actions"]
+    out: list[list[int]] = []
+    start = totals()
+    for i, (seat, text) in enumerate(actions):
+        round_before = getattr(state, "round", None)
+        state.apply(seat, game.parse_action(text))
+        last = i == len(actions) - 1
+        if record["game"] == "cafe":
+            ends = last or state.round != round_before
+        elif text.startswith("place "):
+            start = totals()  # the set-up changes no score and is no turn
+            continue
+        else:
+            ends = last or actions[i + 1][0] < seat
+        if ends:
+            now = totals()
+            out.append([a - b for a, b in zip(now, start, strict=True)])
+            start = now
+    return out
+
+
+def test_round_summaries_and_positions_in_words(
+    browser: Any, server: ServerProcess, artifacts: Path
+) -> None:
+    uploader = Player(server)
+    assert uploader.register("summaries").status_code == 200
+    c = Client(browser, server, viewport=(1400, 900))
+    page = c.page
+    try:
+        for game, seats, seed in (("cafe", 2, 9), ("coffee-rush", 2, 5)):
+            record = random_record(game, seats, seed)
+            r = uploader.http.post("/api/records", content=json.dumps(record))
+            assert r.status_code == 201, r.text
+            c.goto(f"#/table/{r.json()['id']}")
+            page.wait_for_selector("#log-lines .log-line")
+            page.wait_for_selector("#end-close")
+            page.click("#end-close")
+            shown = page.evaluate(
+                """() => [...document.querySelectorAll('.round-summary')].map((box) => ({
+                  n: Number(box.dataset.summary),
+                  gains: [...box.querySelectorAll('.summary-line')].map((li) => Number(li.dataset.gain)),
+                  totals: [...box.querySelectorAll('.summary-line')].map((li) => Number(li.dataset.total)),
+                  text: box.innerText,
+                }))"""
+            )
+            expected = _expected_summaries(record)
+            assert [s["gains"] for s in shown] == expected, game
+            assert [s["n"] for s in shown] == list(range(1, len(expected) + 1))
+            assert any(any(g) for g in expected), "no score changed: the check could not fail"
+            final = [s["total"] for s in record["result"]["scores"]]
+            assert shown[-1]["totals"] == final
+            # the words: "+2 points (now 5)", "−1 point", "no change"
+            for s in shown:
+                for gain, total in zip(s["gains"], s["totals"], strict=True):
+                    if gain > 0:
+                        word = "point" if gain == 1 else "points"
+                        assert f"+{gain} {word} (now {total})" in s["text"], s["text"]
+                    elif gain < 0:
+                        word = "point" if gain == -1 else "points"
+                        assert f"−{-gain} {word} (now {total})" in s["text"], s["text"]
+                    else:
+                        assert f"no change (now {total})" in s["text"], s["text"]
+            title = "End of round 1" if game == "cafe" else "After turn cycle 1"
+            assert page.inner_text(".round-summary-title >> nth=0").startswith(title)
+            if game == "cafe":
+                # Café: the round's real number of rounds, and positions in words
+                assert page.inner_text("#round") == "Round 8 of 8"
+                texts = page.locator("#log-lines li.log-line").all_inner_texts()
+                assert not [t for t in texts if re.search(r"-?\d+,-?\d+", t)], texts
+                assert any(re.search(r"row \d+, column \d+", t) for t in texts), texts
+                page.locator(".round-summary").first.scroll_into_view_if_needed()
+                c.screenshot(artifacts, "log-round-summary", full_page=False)
+                page.select_option("#lang", "ru")
+                page.wait_for_function(
+                    "document.querySelector('.round-summary-title').textContent.startsWith('Конец раунда 1')"
+                )
+                ru = page.locator("#log-lines li.log-line").all_inner_texts()
+                assert not [t for t in ru if re.search(r"-?\d+,-?\d+", t)], ru
+                assert any(re.search(r"ряд \d+, столбец \d+", t) for t in ru), ru
+                assert page.inner_text("#round") == "Раунд 8 из 8"
+                page.select_option("#lang", "en")
+                page.wait_for_selector("text=End of round 1")
         assert not c.errors, c.errors
     finally:
         c.close()

@@ -147,11 +147,14 @@ class MatchService:
                 if state.played_by_engine(stored.seat, action, previous):
                     continue  # stored by an older engine: this one played it itself
                 previous = (stored.seat, action)
-                line = self._log_line(live, state, stored.version, stored.seat, action)
+                said = self._say(live, state, stored.seat, action)
+                totals = [s.total for s in state.scores()]
                 if index == len(actions) - 1 and bot_of(meta.seats[stored.seat]) is None:
                     live.last_undoable = state.may_take_back(stored.seat, action)
                 state.apply(stored.seat, action)
-                live.log.append(line)
+                live.log.append(
+                    self._log_line(live, said, totals, state, stored.version, stored.seat, action)
+                )
             self._restore_clock(live)
 
     async def resync(self, live: LiveTable) -> None:
@@ -649,7 +652,9 @@ class MatchService:
         live.state = after
         # the stored table is now exactly this (no need to read it back)
         live.meta = dataclasses.replace(meta, version=version, revision=revision, **changes)
-        line = self._log_line(live, before_state, version, seat, action)
+        said = self._say(live, before_state, seat, action) if before_state is not None else None
+        totals = [s.total for s in before_state.scores()] if before_state is not None else None
+        line = self._log_line(live, said, totals, after, version, seat, action)
         live.log.append(line)
         live.last_undoable = (
             before_state is not None
@@ -698,30 +703,49 @@ class MatchService:
         with contextlib.suppress(AlreadyExistsError):
             await self.storage.apply_rating_changes(meta.game, meta.id, new)
 
+    def _say(
+        self, live: LiveTable, before: State, seat: int, action: Any
+    ) -> tuple[str, dict[str, Any]] | None:
+        """The move's sentence in English and as a message key with parameters (`State.say`
+        on the state before it); None when it cannot be written."""
+        try:
+            sentence = before.say(seat, action)
+            return render_say(sentence, live.game.log_templates), sentence.to_json()
+        except Exception:  # the move is stored already: a log-text bug must not stop it
+            log.exception("describe failed at table %s", live.meta.id)
+            return None
+
     def _log_line(
-        self, live: LiveTable, before: State | None, version: int, seat: int, action: Any
+        self,
+        live: LiveTable,
+        said: tuple[str, dict[str, Any]] | None,
+        before_totals: list[int] | None,
+        after: State,
+        version: int,
+        seat: int,
+        action: Any,
     ) -> LogLine:
-        """A line of the game log: the move in notation, in English words (`text`, from
-        `State.describe` on the state before it) and as a message key with parameters
-        (`say`, `State.say`) that clients write in their own language."""
+        """A line of the game log: the move in notation, in English words (`text`) and as a
+        message key with parameters (`say`) that clients write in their own language (both
+        from `_say`), and the public score totals after it (`scores`, as every view has
+        them) with each seat's change by this move (`gains`), for round summaries."""
         name = live.names[seat] if seat < len(live.names) else f"seat {seat}"
         notation = action.notation()
         words = notation
-        said: dict[str, Any] = {"key": "log.plays", "params": {"notation": notation}}
-        if before is not None:
-            try:
-                sentence = before.say(seat, action)
-                words = render_say(sentence, live.game.log_templates)
-                said = sentence.to_json()
-            except Exception:  # the move is stored already: a log-text bug must not stop it
-                log.exception("describe failed at table %s", live.meta.id)
+        say: dict[str, Any] = {"key": "log.plays", "params": {"notation": notation}}
+        if said is not None:
+            words, say = said
+        totals = [s.total for s in after.scores()]
+        before = before_totals if before_totals is not None else totals
         return encode_log_line(
             {
                 "version": version,
                 "seat": seat,
                 "action": notation,
                 "text": f"{name} {words}",
-                "say": said,
+                "say": say,
+                "scores": totals,
+                "gains": [a - b for a, b in zip(totals, before, strict=True)],
             }
         )
 

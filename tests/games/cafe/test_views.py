@@ -134,7 +134,7 @@ def test_set_up_follows_the_deck_arithmetic(players: int, cards: int, unseen: in
     state = new_state(players, 3)
     view = state.view(None)
     assert view["format"] == VIEW_FORMAT and view["game"] == "cafe"
-    assert view["round"] == 1 and view["phase"] == "draft"
+    assert view["round"] == 1 and view["rounds"] == 8 and view["phase"] == "draft"
     assert len(view["display"]) == 3  # round 1's draw is revealed at set-up
     assert view["deck_size"] + len(view["display"]) == cards
     assert view["removed_by_rule"] == (STAR_IDS if players < 4 else [])

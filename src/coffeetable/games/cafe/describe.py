@@ -50,8 +50,8 @@ TEMPLATES: dict[str, Template] = {
     "log.cafe.no_shop": "no shop",
     "log.cafe.offer": "{vp}-VP {shop}",
     "log.cafe.place": {
-        "one": "places {card} at {row},{col}{turned}, covering {n} cell{losing}",
-        "other": "places {card} at {row},{col}{turned}, covering {n} cells{losing}",
+        "one": "places {card} at {pos}{turned}, covering {n} cell{losing}",
+        "other": "places {card} at {pos}{turned}, covering {n} cells{losing}",
     },
     "log.cafe.turned": " turned {degrees}°",
     "log.cafe.losing": ", losing {shops}",
@@ -219,6 +219,7 @@ def _place(state: CafeState, player: PlayerState, action: Place) -> Say:
         "log.cafe.place",
         {
             "card": player.hand,
+            "pos": format_pos((action.row, action.col)),
             "row": action.row,
             "col": action.col,
             "turned": (

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from coffeetable.core.game import view_header
 from coffeetable.games.cafe.position import auction_to_json, counts_to_json, player_to_json
-from coffeetable.games.cafe.state import Phase
+from coffeetable.games.cafe.state import ROUNDS, Phase
 
 if TYPE_CHECKING:
     from coffeetable.games.cafe.state import CafeState
@@ -35,6 +35,7 @@ def state_view(state: CafeState, seat: int | None) -> dict[str, Any]:
     out.update(
         {
             "round": state.round,
+            "rounds": ROUNDS,
             "phase": state.phase.name.lower(),
             "master": state.master,
             "display": list(state.display),

@@ -305,7 +305,7 @@ function parseAction(a) {
   return { kind: "other" };
 }
 
-export function createRenderer({ act, interactive = true, barExtras = null }) {
+export function createRenderer({ act, interactive = true, barExtras = null, boardTools = null }) {
   const el = h("div", { class: "cafe", id: "cafe" });
   const ui = { rot: 0, hover: null, locked: null, menu: null, pick: null, highlight: new Set(), hinted: null, handFor: null };
   let model = null;
@@ -906,7 +906,8 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
         v.hand ? tip(h("span", { class: "tag" }, t("cafe.holds", { card: cardTitle(v.hand) })), "tip.cafe.card", cardWords(v.hand)) : null,
         lostShops ? tip(h("span", { class: "muted" }, tn("cafe.lost_shops", lostShops)), "help.cafe.legend.shop_lost", tn("cafe.lost_shops", lostShops)) : null,
         tip(h("span", { class: "muted score-now" }, t("cafe.score_now", { n: score.total })), "tip.cafe.score",
-          `${t("cafe.score_now", { n: score.total })}${Object.keys(score.parts).length ? ` (${Object.entries(score.parts).map(([k, n]) => `${partName(k)}: ${n}`).join(", ")})` : ""}`)),
+          `${t("cafe.score_now", { n: score.total })}${Object.keys(score.parts).length ? ` (${Object.entries(score.parts).map(([k, n]) => `${partName(k)}: ${n}`).join(", ")})` : ""}`),
+        boardTools ? boardTools(seat) : null),
       h("div", { class: "area-body" },
         h("div", { class: "area-scroll" }, (() => {
           const svg = areaDrawing(seat, { interactive: live, scale: seat === model.seat ? 1.15 : 0.72 });
@@ -1039,7 +1040,7 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
   function roundInfo() {
     const view = model.view;
     return h("div", { class: "round-info status-bar" },
-      tip(h("strong", { id: "round" }, t("cafe.round", { n: view.round })), "tip.cafe.round", t("cafe.round", { n: view.round })),
+      tip(h("strong", { id: "round" }, t("cafe.round", { n: view.round, total: view.rounds ?? 8 })), "tip.cafe.round", t("cafe.round", { n: view.round, total: view.rounds ?? 8 })),
       tip(h("span", {}, t(`cafe.phase_${view.phase}`)), "tip.cafe.phase", t(`cafe.phase_${view.phase}`)),
       tip(h("span", {}, t("cafe.master_is", { name: seatName(model.table.seats[view.master], view.master) })), "help.cafe.legend.master"),
       tip(h("span", { id: "deck-size" }, tn("cafe.deck", view.deck_size)), "tip.cafe.deck", tn("cafe.deck", view.deck_size)),

@@ -5,7 +5,10 @@ import { gameTitle, optionsSummary, scoreTable, seatBadge, seatName } from "./co
 import { replayChat } from "./chat.js";
 import { button, h, mount } from "./dom.js";
 import { t } from "./i18n.js";
+import { createBoards } from "./boards.js";
 import { helpLink } from "./learn-text.js";
+import { inWords } from "./logview.js";
+import { capture, createMotion } from "./motion.js";
 import { logText } from "./say.js";
 import { zoomControls } from "./table.js";
 
@@ -28,6 +31,10 @@ export function replayView(tableId, start = -1) {
   let n = 0;
   let total = 0;
   let renderer = null;
+  let rendererModule = null;
+  let boards = null;
+  let shown = null; // the view on the board now
+  const motion = createMotion(); // one step forward is shown moving, as at the table
   const cache = new Map();
   let loading = 0;
   const chat = replayChat(tableId); // the lines said up to the move shown (chat.js)
@@ -45,6 +52,13 @@ export function replayView(tableId, start = -1) {
         h("a", { href: `#/table/${table.id}`, class: "button small" }, t("replay.to_table"))));
   }
 
+  /** A log entry in the player's words; Café positions for the area as the board shows it. */
+  function words(entry, view) {
+    const area = table.game === "cafe" ? view?.seats?.[entry.seat]?.area : null;
+    const worded = area ? { ...entry, say: inWords(entry.say, area) } : entry;
+    return logText(worded, seatName(table.seats[entry.seat], entry.seat));
+  }
+
   function renderBar() {
     const move = n > 0 ? log[n - 1] : null;
     const slider = h("input", {
@@ -58,7 +72,7 @@ export function replayView(tableId, start = -1) {
       button("▶|", () => show(total), { class: "icon", title: t("replay.last"), "aria-label": t("replay.last"), id: "replay-last" }),
       slider,
       h("span", { id: "replay-position" }, t("replay.position", { n, total })),
-      h("p", { class: "replay-move", id: "replay-move" }, move ? logText(move, seatName(table.seats[move.seat], move.seat)) : t("replay.start")));
+      h("p", { class: "replay-move", id: "replay-move" }, move ? words(move, shown) : t("replay.start")));
   }
 
   function renderSide(view) {
@@ -72,7 +86,7 @@ export function replayView(tableId, start = -1) {
       h("div", { class: "card log" }, h("h2", {}, t("table.log")),
         h("ol", { class: "log-lines" }, log.map((entry, i) => h("li", { class: i === n - 1 ? "current" : null, "data-version": entry.version },
           h("span", { class: "dot", style: { background: `var(--seat-${entry.seat})` } }),
-          h("a", { href: "#", onclick: (e) => { e.preventDefault(); show(i + 1); } }, logText(entry, seatName(table.seats[entry.seat], entry.seat))))))));
+          h("a", { href: "#", onclick: (e) => { e.preventDefault(); show(i + 1); } }, words(entry, view)))))));
     side.appendChild(chat.el);
     chat.show(n);
     const list = side.querySelector(".log-lines");
@@ -82,6 +96,7 @@ export function replayView(tableId, start = -1) {
 
   async function show(target) {
     target = Math.max(0, Math.min(total, target));
+    const step = target === n + 1 ? log[n] : null; // one move forward: shown moving
     n = target;
     renderBar();
     const ticket = ++loading;
@@ -92,8 +107,14 @@ export function replayView(tableId, start = -1) {
         cache.set(target, data);
       }
       if (ticket !== loading) return;
+      const before = shown;
+      const old = step && before ? capture(renderer.el) : null;
       await renderer.update({ table, view: data.view, legal: [], seat: null, clock: null, over: data.view.over });
+      shown = data.view;
+      renderBar();
       renderSide(data.view);
+      if (boards) boards.refresh();
+      if (old && !boards?.isOpen()) motion.play({ game: table.game, root: renderer.el, before, after: data.view, move: step, old, module: rendererModule });
       mount(results, data.view.over ? h("div", { class: "card", id: "replay-results" }, h("h2", {}, t("end.title")), scoreTable(table, data.view)) : null);
     } catch (err) {
       mount(boardBox, h("p", { class: "error-page" }, errorText(err)));
@@ -130,7 +151,12 @@ export function replayView(tableId, start = -1) {
       // moves, not the table version: a move taken back (undo) bumped the version too
       total = log.length || table.version;
       const module = await RENDERERS[table.game]();
-      renderer = module.createRenderer({ act: () => false, interactive: false });
+      rendererModule = module;
+      renderer = module.createRenderer({ act: () => false, interactive: false, boardTools: (which) => boards.tools(which) });
+      boards = createBoards({
+        root: renderer.el,
+        title: (which) => (which === "board" ? t("boards.ingredients") : t("boards.of", { name: seatName(table.seats[which], which) })),
+      });
       mount(boardBox, renderer.el);
       renderHead();
       document.addEventListener("keydown", onKey);
@@ -139,6 +165,8 @@ export function replayView(tableId, start = -1) {
     unmount() {
       document.removeEventListener("keydown", onKey);
       if (renderer) renderer.destroy();
+      if (boards) boards.destroy();
+      motion.destroy();
     },
     relabel() {
       renderHead();

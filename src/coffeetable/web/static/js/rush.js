@@ -70,7 +70,7 @@ function boardArrows(event) {
   event.currentTarget.ownerSVGElement.querySelector(`[data-square="${squareOf(r, c)}"]`)?.focus();
 }
 
-export function createRenderer({ act, interactive = true, barExtras = null }) {
+export function createRenderer({ act, interactive = true, barExtras = null, boardTools = null }) {
   const el = h("div", { class: "rush", id: "rush" });
   const ui = { meeple: null, token: null };
   let model = null;
@@ -126,7 +126,7 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
         const acts = interactive && (placeable || target || mover);
         const what = placeable || target ? t("access.square_go") : mover ? t("access.square_pick") : "";
         const g = s("g", {
-          class: classes, "data-square": sq, tabindex: acts ? 0 : -1, role: acts ? "button" : "img",
+          class: classes, "data-square": sq, "data-ing": ing, tabindex: acts ? 0 : -1, role: acts ? "button" : "img",
           "aria-label": `${sq}: ${ingredientName(ing)}${who}${what ? ` — ${what}` : ""}`,
           "aria-pressed": mover && interactive ? String(ui.meeple === sq) : null,
         });
@@ -266,7 +266,8 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
         stat("rush", "rush.rush_tokens", "help.rush.legend.rush", "⚡", p.rush),
         stat("completed", "rush.completed", "help.rush.legend.completed", "✓", p.completed.length),
         stat("penalties", "rush.penalties", "help.rush.legend.penalties", "✗", p.penalties.length, p.penalties.length >= 4 && "danger"),
-        tip(h("span", { class: "stat score" }, t("rush.score_short", { n: view.scores[seat].total })), "tip.rush.score", `${t("score.total")}: ${view.scores[seat].total}`)),
+        tip(h("span", { class: "stat score" }, t("rush.score_short", { n: view.scores[seat].total })), "tip.rush.score", `${t("score.total")}: ${view.scores[seat].total}`),
+        boardTools ? boardTools(seat) : null),
       hand,
       h("div", { class: "cups" }, [0, 1, 2].map((i) => cupBox(p, seat, i, mine))),
       h("div", { class: "counters" }, [0, 1, 2, 3].map((i) => h("div", { class: ["counter", i === 3 && "last"], "data-counter-col": i + 1 },
@@ -369,7 +370,7 @@ export function createRenderer({ act, interactive = true, barExtras = null }) {
       statusBar(),
       actionBar(),
       h("div", { class: "rush-main" },
-        h("div", { class: "board-wrap" }, board()),
+        h("div", { class: "board-wrap" }, boardTools ? boardTools("board") : null, board()),
         h("div", { class: "rush-players" }, mineFirst.map((i) => playerPanel(view.players[i], i)))));
     restoreFocus(el, focus, NEXT_STEPS);
   }

@@ -11,7 +11,9 @@ import { button, formatDuration, h, mount, requestId } from "./dom.js";
 import { invitePicker, mayHaveFriends } from "./friends.js";
 import { t, tn } from "./i18n.js";
 import { helpLink } from "./learn-text.js";
-import { groupLog, mergedSay } from "./logview.js";
+import { createBoards } from "./boards.js";
+import { groupLog, inWords, mergedSay, roundSummaries } from "./logview.js";
+import { capture, createMotion } from "./motion.js";
 import { logText, sayText } from "./say.js";
 import { TableSocket } from "./socket.js";
 import { createTutorial, tutorialOf } from "./tutorial.js";
@@ -64,6 +66,9 @@ export function tableView(tableId, { invite = null } = {}) {
   let hintBusy = false;
   let tick = null;
   let tutorial = null; // the guided tutorial over this table (tutorial.js), if it is one
+  let boards = null; // the Enlarge buttons and dialog (boards.js), one per renderer
+  let backlog = 0; // socket messages received and not yet handled
+  const motion = createMotion(); // others' moves shown moving (motion.js)
 
   const head = h("div", { class: "table-head" });
   const body = h("div", { class: "table-body" });
@@ -286,7 +291,7 @@ export function tableView(tableId, { invite = null } = {}) {
     const fresh = hint && hint.version === model.version;
     mount(hintBox,
       button(hintBusy ? t("hint.thinking") : t("hint.ask"), askHint, { class: "small", id: "hint-button", disabled: !canAsk || hintBusy }),
-      fresh ? h("p", { class: "hint-text", id: "hint-text" }, t("hint.suggests"), " ", h("q", {}, sayText(hint.say) ?? hint.text)) : null,
+      fresh ? h("p", { class: "hint-text", id: "hint-text" }, t("hint.suggests"), " ", h("q", {}, sayText(worded({ seat: model.seat, say: hint.say }).say) ?? hint.text)) : null,
       fresh && model.legal.includes(hint.action)
         ? button(t("hint.play"), () => act(hint.action), { class: "small primary", id: "hint-play" }) : null);
   }
@@ -348,9 +353,15 @@ export function tableView(tableId, { invite = null } = {}) {
     return t("logview.round", { n: Math.max(1, n) });
   }
 
+  /** An entry whose Café positions are words ("row 2, column 3"), for the seat's area now. */
+  function worded(entry) {
+    const area = model.table?.game === "cafe" ? model.view?.seats?.[entry.seat]?.area : null;
+    return area ? { ...entry, say: inWords(entry.say, area) } : entry;
+  }
+
   /** A line's words: merged deliveries as one sentence, Café cards as their pictures. */
   function lineWords(line) {
-    const entry = line.entries[line.entries.length - 1];
+    const entry = worded(line.entries[line.entries.length - 1]);
     const name = seatName(model.table && model.table.seats[entry.seat], entry.seat);
     if (line.entries.length > 1) {
       const words = sayText(mergedSay(line.entries));
@@ -394,12 +405,34 @@ export function tableView(tableId, { invite = null } = {}) {
     return li;
   }
 
+  /** After a Café round or a Coffee Rush cycle of turns: each player's score change. */
+  function summaryBox(summary, whole) {
+    const table = model.table;
+    const title = summary.cycle
+      ? (whole ? t("summary.cycle", { n: summary.n }) : t("summary.cycle_unnumbered"))
+      : t("summary.round", { n: summary.n });
+    return h("div", { class: "round-summary", "data-summary": summary.n, role: "group", "aria-label": title },
+      h("div", { class: "round-summary-title" }, title),
+      h("ul", {}, summary.lines.map((line) => {
+        const name = seatName(table.seats[line.seat], line.seat);
+        const key = line.gain > 0 ? "summary.gain" : line.gain < 0 ? "summary.loss" : null;
+        return h("li", { class: ["summary-line", line.gain > 0 ? "up" : line.gain < 0 ? "down" : "same"], "data-seat": line.seat, "data-gain": line.gain, "data-total": line.total },
+          h("span", { class: "dot", style: { background: `var(--seat-${line.seat})` } }),
+          h("span", {}, key ? tn(key, Math.abs(line.gain), { name, total: line.total }) : t("summary.same", { name, total: line.total })));
+      })));
+  }
+
   function renderLog() {
     const groups = model.table ? groupLog(model.log, model.table.game) : [];
     if (pinned && !model.log.includes(pinned.entries[pinned.entries.length - 1])) pinned = null;
+    const whole = model.log.length < 200; // the server sends the last 200 moves
+    const summaries = model.table ? roundSummaries(groups, model.table.game, model.table.seats.length, {
+      whole, over: !!model.view?.over, firstRound: whole ? 1 : Math.max(1, (model.view?.round || groups.length) - (groups.length - 1)),
+    }) : new Map();
     const list = h("ol", { class: "log-lines", id: "log-lines" }, groups.map((group, i) => h("li", { class: ["log-group", group.kind], "data-group": i },
       h("div", { class: "log-group-title" }, groupTitle(group, i, groups.length)),
-      h("ol", { class: "log-group-lines" }, group.lines.map(logLine)))));
+      h("ol", { class: "log-group-lines" }, group.lines.map(logLine)),
+      summaries.has(i) ? summaryBox(summaries.get(i), whole) : null)));
     mount(logBox, foldTitle("log", "table.log"), list);
     list.scrollTop = list.scrollHeight;
     if (hovered && !list.querySelector(".log-line:hover, .log-line:focus")) point(null); // the pointer left meanwhile
@@ -471,27 +504,38 @@ export function tableView(tableId, { invite = null } = {}) {
     const module = await RENDERERS[game]();
     if (module.loadCafeData) await module.loadCafeData(); // the log draws Café cards
     if (renderer) renderer.destroy();
-    renderer = module.createRenderer({ act, interactive: true, barExtras: quickBox });
+    if (boards) boards.destroy();
+    renderer = module.createRenderer({ act, interactive: true, barExtras: quickBox, boardTools: (which) => boards.tools(which) });
+    boards = createBoards({ root: renderer.el, title: boardTitle });
     rendererModule = module;
     rendererGame = game;
   }
 
+  function boardTitle(which) {
+    if (which === "board") return t("boards.ingredients");
+    return t("boards.of", { name: seatName(model.table.seats[which], which) });
+  }
+
   function renderBoard() {
     const { table, view } = model;
-    if (!table) return;
+    if (!table) return null;
     if (table.status === "open" || table.status === "aborted" || !view) {
       mount(body, preBox, chat.el);
       renderPregame();
-      return;
+      return null;
     }
     if (!body.contains(boardBox)) {
       mount(body, boardBox, side);
       mount(side, playersBox, logBox, chat.el);
       renderLog();
     }
+    let drawn = null;
     if (renderer) {
       if (!boardBox.contains(renderer.el)) mount(boardBox, renderer.el);
-      Promise.resolve(renderer.update({ ...model, over: view.over })).then(() => { if (pinned || hovered) point(hovered); }); // a redraw keeps what the log points at
+      drawn = Promise.resolve(renderer.update({ ...model, over: view.over })).then(() => {
+        if (pinned || hovered) point(hovered); // a redraw keeps what the log points at
+        if (boards) boards.refresh(); // an enlarged board shows the new state
+      });
     }
     if (view.over && !side.querySelector("#show-results")) {
       // the game is over: the results can be opened again from the side
@@ -499,6 +543,7 @@ export function tableView(tableId, { invite = null } = {}) {
         button(t("end.show"), () => { endDismissed = false; renderEnd(); }, { id: "show-results", class: "primary" }));
       side.insertBefore(again, logBox);
     }
+    return drawn;
   }
 
   function renderAll() {
@@ -556,6 +601,10 @@ export function tableView(tableId, { invite = null } = {}) {
       el.dataset.version = String(msg.version);
       el.dataset.legal = String(model.legal.length);
     } else if (msg.type === "update") {
+      // what the board showed, for the motion of another's move (drawn after the new state)
+      const before = model.view;
+      // (when more messages wait behind this one, the page catches up without motion)
+      const old = renderer && msg.move && msg.move.seat !== model.seat && backlog <= 1 ? capture(renderer.el) : null;
       model.version = msg.version;
       model.seat = msg.seat;
       model.view = msg.view;
@@ -565,7 +614,7 @@ export function tableView(tableId, { invite = null } = {}) {
       model.undoable = !!msg.undoable;
       if (msg.move) appendLog(msg.move);
       await ensureRenderer();
-      renderBoard();
+      const drawn = renderBoard();
       renderPlayers();
       renderHint();
       renderUndo();
@@ -573,6 +622,13 @@ export function tableView(tableId, { invite = null } = {}) {
       if (tutorial) tutorial.update(model);
       el.dataset.version = String(msg.version);
       el.dataset.legal = String(model.legal.length);
+      if (old && drawn) {
+        // the player's own moves are not shown moving (they made them), nor anything while
+        // a board is open large over the table
+        await drawn;
+        if (boards && boards.isOpen()) return;
+        motion.play({ game: rendererGame, root: renderer.el, before, after: model.view, move: msg.move, old, module: rendererModule });
+      }
     } else if (msg.type === "undo") {
       // a step was taken back: the state before it, at a new version; its log line goes
       model.version = msg.version;
@@ -645,7 +701,8 @@ export function tableView(tableId, { invite = null } = {}) {
       // one message at a time, in order (rendering may wait for game data)
       let chain = Promise.resolve();
       const message = (msg) => {
-        chain = chain.then(() => onMessage(msg)).catch((err) => console.error(err));
+        backlog += 1;
+        chain = chain.then(() => onMessage(msg)).catch((err) => console.error(err)).then(() => { backlog -= 1; });
       };
       socket = new TableSocket(tableId, { invite, handlers: { message, status: onStatus, fatal: onFatal } });
       const guided = tutorialOf(tableId);
@@ -665,6 +722,8 @@ export function tableView(tableId, { invite = null } = {}) {
       document.removeEventListener("keydown", onKey);
       clearInterval(tick);
       if (renderer) renderer.destroy();
+      if (boards) boards.destroy();
+      motion.destroy();
       if (tutorial) tutorial.destroy();
       banner(null);
     },
