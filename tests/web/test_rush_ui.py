@@ -178,7 +178,9 @@ def test_undo_a_step_and_a_refused_undo(
         assert page.locator("#undo-button").count() == 0
         ended, board_ended = alice.version, page.inner_html("#rush")
         page.select_option("#lang", "uk")
-        page.wait_for_selector("#rush-board")
+        # the board is drawn again in Ukrainian (its tooltips too) once the strings have come
+        page.wait_for_function("document.documentElement.lang === 'uk'")
+        page.wait_for_timeout(300)
         board_ended = page.inner_html("#rush")
         page.locator("#rush-board").click(position={"x": 2, "y": 2})
         page.keyboard.press("Control+z")
