@@ -34,6 +34,8 @@ class ErrorCode:
     GAME_OVER = "game_over"  # the game has ended
     NOT_STARTED = "not_started"  # the table has not started yet
     CANNOT_UNDO = "cannot_undo"  # the last move is not the seat's own step it may take back
+    NO_OFFER = "no_offer"  # an abandonment vote when nobody is asked about that seat
+    NOT_VOTER = "not_voter"  # the person asked about, or a seat a bot plays, may not vote
     RATE_LIMITED = "rate_limited"  # too many messages; slow down
     SERVER = "server_error"  # our fault; nothing changed
 
@@ -71,6 +73,17 @@ class Undo(_Message):
     ref: str | None = Field(default=None, max_length=64)
 
 
+class Abandon(_Message):
+    """Vote on the open abandonment offer about `seat` (the player who has gone): "bot" (a
+    bot plays the seat from now on), "wait" (ask again later) or "end" (end the game as
+    abandoned). A second vote replaces the first until the offer is decided."""
+
+    type: Literal["abandon"]
+    seat: int = Field(ge=0, le=3)
+    vote: Literal["bot", "wait", "end"]
+    ref: str | None = Field(default=None, max_length=64)
+
+
 class Sync(_Message):
     """Ask for a fresh snapshot (after a reconnect, or when the client thinks it is behind)."""
 
@@ -82,12 +95,12 @@ class Ping(_Message):
     ref: str | None = Field(default=None, max_length=64)
 
 
-ClientMessage = Annotated[Act | Undo | Sync | Ping, Field(discriminator="type")]
-_ADAPTER: TypeAdapter[Act | Undo | Sync | Ping] = TypeAdapter(ClientMessage)
-CLIENT_TYPES = ("act", "undo", "sync", "ping")
+ClientMessage = Annotated[Act | Undo | Abandon | Sync | Ping, Field(discriminator="type")]
+_ADAPTER: TypeAdapter[Act | Undo | Abandon | Sync | Ping] = TypeAdapter(ClientMessage)
+CLIENT_TYPES = ("act", "undo", "abandon", "sync", "ping")
 
 
-def parse_client_message(raw: str | bytes) -> Act | Undo | Sync | Ping:
+def parse_client_message(raw: str | bytes) -> Act | Undo | Abandon | Sync | Ping:
     """The message in `raw`, or ProtocolError with the reason."""
     size = len(raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw)
     if size > MAX_MESSAGE_BYTES:

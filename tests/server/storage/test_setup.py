@@ -38,7 +38,7 @@ async def _head(storage: SqlStorage) -> str | None:
 async def test_migrated_schema_matches_the_code(storage: SqlStorage) -> None:
     async with storage.engine.connect() as connection:
         assert await connection.run_sync(_schema_differences) == []
-    assert await _head(storage) == "0003"
+    assert await _head(storage) == "0006"
 
 
 async def test_migrate_again_keeps_data(storage: SqlStorage) -> None:
@@ -46,7 +46,7 @@ async def test_migrate_again_keeps_data(storage: SqlStorage) -> None:
     await storage.migrate()
     await storage.migrate()
     assert await storage.get_user(user.id) == user
-    assert await _head(storage) == "0003"
+    assert await _head(storage) == "0006"
 
 
 async def test_migrate_a_fresh_postgres_schema_twice(postgres_base_url: str) -> None:
@@ -55,7 +55,7 @@ async def test_migrate_a_fresh_postgres_schema_twice(postgres_base_url: str) -> 
         try:
             await storage.migrate()
             await storage.migrate()
-            assert await _head(storage) == "0003"
+            assert await _head(storage) == "0006"
             user = await storage.create_user("Ana")
             assert await storage.get_user_by_name("ANA") == user
         finally:
