@@ -184,6 +184,7 @@ class NewTable(_Body):
     request_id: str | None = REQUEST_ID
     abandon_after: float | None = Field(
         default=None,
+        strict=True,
         description="seconds a player to move may show no sign of life before the others "
         "are asked to replace them with a bot, wait or end the game (60 s to 14 days; "
         "default: 3 minutes, or a day for a turn-based table)",
