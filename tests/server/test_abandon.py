@@ -4,6 +4,7 @@ and votes that are refused (docs/server-clocks-ratings.md, "Abandonment")."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -115,10 +116,8 @@ class Table:
 
     def close(self) -> None:
         for sock in self.sockets:
-            try:
+            with contextlib.suppress(Exception):
                 sock.close()
-            except Exception:
-                pass
 
 
 def _error(sock: Socket) -> dict[str, Any]:

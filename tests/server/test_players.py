@@ -156,7 +156,7 @@ def test_high_scores_are_ordered_and_public(server: ServerProcess) -> None:
     assert scores == sorted(scores, reverse=True)
     assert [row["rank"] for row in board] == list(range(1, len(board) + 1))
     for row in ours:
-        name, table, total = next(p for p in played if p[1] == row["table"])
+        name, _table, total = next(p for p in played if p[1] == row["table"])
         assert (row["name"], row["score"], row["band"]) == (name, total, solo_rating(total))
     top = players[1].http.get("/api/highscores/cafe", params={"limit": 1}).json()
     assert top == board[:1]
