@@ -91,7 +91,9 @@ def test_profile_page_shows_stats_history_and_replays(
         assert cafe.locator("[data-stat=played]").inner_text() == "2 games played"
         assert cafe.locator("[data-stat=wins]").inner_text() == "2 wins"
         assert cafe.locator("[data-stat=best]").inner_text() == str(max(totals))
-        assert cafe.locator("[data-stat=mean]").inner_text() == format(round(sum(totals) / 2, 1), "g")
+        assert cafe.locator("[data-stat=mean]").inner_text() == format(
+            round(sum(totals) / 2, 1), "g"
+        )
         assert cafe.locator("[data-stat=band]").inner_text() == solo_rating(max(totals))
         rush = page.locator(".card[data-game=coffee-rush]")
         assert "No games of Coffee Rush" in rush.inner_text()
@@ -128,7 +130,11 @@ def test_profile_page_shows_stats_history_and_replays(
 
 def test_solo_high_score_board(browser: Any, server: ServerProcess, shots: Path) -> None:
     players = [_register(server, "hs") for _ in range(3)]
-    played = {table: (p.name, total) for p, seed in zip(players, (7, 8, 9), strict=True) for table, total in [_solo(p, seed)]}
+    played = {
+        table: (p.name, total)
+        for p, seed in zip(players, (7, 8, 9), strict=True)
+        for table, total in [_solo(p, seed)]
+    }
     viewer = Client(browser, server)
     try:
         viewer.goto("#/leaderboard")

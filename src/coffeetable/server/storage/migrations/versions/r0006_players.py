@@ -21,11 +21,9 @@ depends_on: str | None = None
 
 
 def upgrade() -> None:
-    from coffeetable.server.storage.schema import UTCDateTime
-
     with op.batch_alter_table("game_tables") as batch:
         batch.add_column(sa.Column("abandon_after", sa.Float, nullable=True))
-        batch.add_column(sa.Column("abandonment", sa.JSON(none_as_null=True), nullable=True))
+        batch.add_column(sa.Column("abandonment", sa.JSON, nullable=True))
     player_games = op.create_table(
         "player_games",
         sa.Column(
@@ -47,8 +45,8 @@ def upgrade() -> None:
         ),
         sa.Column("game", sa.Text, nullable=False),
         sa.Column("players", sa.Integer, nullable=False),
-        sa.Column("created_at", UTCDateTime, nullable=False),
-        sa.Column("finished_at", UTCDateTime, nullable=True),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("score", sa.Integer, nullable=True),
         sa.Column("won", sa.Boolean, nullable=True),
         sa.Column("left_game", sa.Boolean, nullable=False),
@@ -66,8 +64,8 @@ def upgrade() -> None:
         sa.column("seats", sa.JSON),
         sa.column("status", sa.Text),
         sa.column("result", sa.JSON),
-        sa.column("created_at", UTCDateTime),
-        sa.column("finished_at", UTCDateTime),
+        sa.column("created_at", sa.DateTime(timezone=True)),
+        sa.column("finished_at", sa.DateTime(timezone=True)),
     )
     bind = op.get_bind()
     rows: list[dict[str, object]] = []
