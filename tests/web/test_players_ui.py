@@ -241,3 +241,29 @@ def test_ending_an_abandoned_game_in_the_browser(
         assert client.errors == []
     finally:
         client.close()
+
+
+def test_the_new_table_form_sets_the_abandonment_limit(
+    browser: Any, server: ServerProcess, shots: Path
+) -> None:
+    client = Client(browser, server)
+    try:
+        client.sign_up()
+        page = client.page
+        client.goto("#/")
+        client.press("#create-box [data-game=coffee-rush]")
+        # with a bot as the only other seat there is nobody to ask: no choice offered
+        assert page.locator("#opt-abandon").count() == 0
+        page.locator("[data-seat-row='1'] .seat-kind").select_option("person")
+        page.wait_for_selector("#opt-abandon")
+        assert page.locator("#opt-abandon option").first.inner_text() == "3 minutes (the default)"
+        page.select_option("#opt-abandon", "600")
+        client.screenshot(shots, "create-form-abandon", full_page=False)
+        client.press("#create-table")
+        page.wait_for_selector("#pregame")
+        table_id = page.get_attribute("#table-page", "data-table")
+        table = Player(server).http.get(f"/api/tables/{table_id}").json()
+        assert table["abandon_after"] == 600
+        assert client.errors == []
+    finally:
+        client.close()

@@ -796,9 +796,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if user is not None and token:
             client.session = auth.token_hash(token)
             node.socket_opened(user.id, client)
+        await node.abandon.seen(live, client)  # a player who connects is back
         live.clients.add(client)
         client.send(svc.snapshot(live, client))
-        await node.abandon.seen(live, client)  # a player who connects is back
         bucket = auth.RateLimiter(settings.message_rate, settings.message_burst)
 
         async def receive() -> None:
