@@ -258,7 +258,7 @@ def test_the_new_table_form_sets_the_abandonment_limit(
         page.wait_for_selector("#opt-abandon")
         assert page.locator("#opt-abandon option").first.inner_text() == "3 minutes (the default)"
         page.select_option("#opt-abandon", "600")
-        client.screenshot(shots, "create-form-abandon", full_page=False)
+        client.screenshot(shots, "create-form-abandon")
         client.press("#create-table")
         page.wait_for_selector("#pregame")
         table_id = page.get_attribute("#table-page", "data-table")
