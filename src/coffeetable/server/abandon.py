@@ -94,6 +94,8 @@ def state_of(meta: GameTable) -> dict[str, Any]:
 
 def offer_of(meta: GameTable) -> dict[str, Any] | None:
     """The open offer ({seat, at, votes}), if any."""
+    if not meta.abandonment or not meta.abandonment.get("offer"):
+        return None  # the usual case, on every move: nothing to read
     offer: dict[str, Any] | None = state_of(meta)["offer"]
     return offer
 
