@@ -65,7 +65,7 @@ def test_profile_stats_come_from_the_games_played(server: ServerProcess) -> None
     assert cafe["played"] == 2
     assert cafe["best_score"] == max(totals)
     assert cafe["mean_score"] == round(sum(totals) / 2, 1)
-    assert cafe["wins"] == 2  # alone at the table: the only winner
+    assert cafe["wins"] == 0  # a solo game is played, not won against anyone
     assert cafe["solo"] == {"played": 2, "best": max(totals), "band": solo_rating(max(totals))}
     assert rush["played"] == 1 and rush["best_score"] == rush_scores[0]
     assert rush["mean_score"] == float(rush_scores[0])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -75,11 +76,22 @@ def _solo(player: Player, seed: int) -> tuple[str, int]:
 def test_profile_page_shows_stats_history_and_replays(
     browser: Any, server: ServerProcess, shots: Path
 ) -> None:
-    ana = _register(server, "ana")
+    ana, bo = _register(server, "ana"), _register(server, "bo")
     games = [_solo(ana, seed) for seed in (1, 2)]
     totals = [total for _, total in games]
-    # 20 tables that never started: the history has a second page
-    for _ in range(20):
+    # a rated game of Coffee Rush against Bo: a rating history to draw
+    rated = ana.create("coffee-rush", [{"kind": "human"}, {"kind": "open"}], rated=True)
+    assert bo.post(f"/api/tables/{rated['id']}/join").status_code == 200
+    assert ana.post(f"/api/tables/{rated['id']}/start").status_code == 200
+    sockets = [p.socket(rated["id"]) for p in (ana, bo)]
+    for sock in sockets:
+        sock.recv()
+    play_out(sockets, random.Random(3))
+    won = 0 in sockets[0].view["winners"]  # type: ignore[index]
+    for sock in sockets:
+        sock.close()
+    # 19 tables that never started: the history has a second page
+    for _ in range(19):
         ana.create("coffee-rush", [{"kind": "human"}, {"kind": "open"}])
     viewer = Client(browser, server)
     try:
@@ -89,14 +101,24 @@ def test_profile_page_shows_stats_history_and_replays(
         assert page.inner_text("#profile-name").startswith(ana.name)
         cafe = page.locator(".card[data-game=cafe]")
         assert cafe.locator("[data-stat=played]").inner_text() == "2 games played"
-        assert cafe.locator("[data-stat=wins]").inner_text() == "2 wins"
+        assert cafe.locator("[data-stat=wins]").inner_text() == "0 wins"  # solo: no wins
         assert cafe.locator("[data-stat=best]").inner_text() == str(max(totals))
         assert cafe.locator("[data-stat=mean]").inner_text() == format(
             round(sum(totals) / 2, 1), "g"
         )
         assert cafe.locator("[data-stat=band]").inner_text() == solo_rating(max(totals))
         rush = page.locator(".card[data-game=coffee-rush]")
-        assert "No games of Coffee Rush" in rush.inner_text()
+        assert rush.locator("[data-stat=played]").inner_text() == "1 game played"
+        assert rush.locator("[data-stat=wins]").inner_text() == ("1 win" if won else "0 wins")
+        ratings = bo.http.get(f"/api/users/{ana.name}/ratings/coffee-rush").json()
+        deadline = time.monotonic() + 10  # stored just after the last move
+        while ratings["games"] == 0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+            ratings = bo.http.get(f"/api/users/{ana.name}/ratings/coffee-rush").json()
+        page.reload()
+        page.wait_for_selector(".card[data-game=coffee-rush] svg.chart")
+        assert float(rush.locator("[data-rating]").inner_text()) == ratings["rating"] != 1500
+        assert rush.locator("svg.chart circle").count() == 2  # before and after the game
         # the first page: the 20 newest tables, all waiting for players
         assert page.locator("#history-table tbody tr").count() == 20
         assert page.inner_text("#history-page") == "Page 1 of 2"
@@ -105,7 +127,7 @@ def test_profile_page_shows_stats_history_and_replays(
         page.wait_for_selector("#history-table tr[data-status=finished]")
         assert page.inner_text("#history-page") == "Page 2 of 2"
         rows = page.locator("#history-table tbody tr")
-        assert rows.count() == 2
+        assert rows.count() == 2  # the two solo games, the oldest
         first = rows.first
         assert re.search(r"\d+ points?", first.locator("td.result").inner_text())
         viewer.screenshot(shots, "profile-page-2")

@@ -63,7 +63,7 @@ async def test_results_per_game(storage: SqlStorage, clock: FakeClock) -> None:
     await _finish(storage, "r4", [20, 3], [0], clock)
 
     assert await storage.player_stats(ana.id) == [
-        GameStats("cafe", 3, 3, (31 + 17 + 40) / 3, 40, 2, 31),
+        GameStats("cafe", 3, 1, (31 + 17 + 40) / 3, 40, 2, 31),
         GameStats("coffee-rush", 2, 0, (5 + 20) / 2, 20, 0, None),
     ]
     assert await storage.player_stats(ben.id) == [
@@ -196,7 +196,7 @@ async def test_migration_fills_the_index_from_existing_tables(tmp_path: Path) ->
                 )
         await storage.migrate()
         stats = await storage.player_stats(1)
-        assert stats == [GameStats("cafe", 1, 1, 33.0, 33, 1, 33)]
+        assert stats == [GameStats("cafe", 1, 0, 33.0, 33, 1, 33)]
         rows, total = await storage.player_history(1, 1)
         assert total == 2 and {r.table_id for r in rows} == {"old1", "old2"}
         assert [h.table_id for h in await storage.high_scores("cafe")] == ["old1"]

@@ -95,8 +95,8 @@ class GameTable:
 @dataclass(frozen=True)
 class GameStats:
     """One player's results in one game: the games played to their end (a score), those
-    won (with the person's own play: not after a bot took the seat), the mean and best
-    score, and the same for solo games."""
+    won against others (games of two or more, with the person's own play: not after a bot
+    took the seat), the mean and best score, and the solo games and best solo score."""
 
     game: str
     played: int

@@ -774,7 +774,10 @@ class SqlStorage:
                 p.game,
                 sa.func.count(p.score).label("played"),
                 sa.func.sum(
-                    sa.case((played & p.won & (p.left_game == sa.false()), 1), else_=0)
+                    sa.case(
+                        (played & p.won & (p.players > 1) & (p.left_game == sa.false()), 1),
+                        else_=0,
+                    )
                 ).label("wins"),
                 sa.func.avg(p.score).label("mean"),
                 sa.func.max(p.score).label("best"),
