@@ -1,7 +1,7 @@
 """Player pages, the solo high-score board and the abandonment question in real browsers
 (Chromium through Playwright) against a real server. Games are played to their end over
 sockets first (tests/server/live.py); the pages are then read, and clicked, as a person
-would. Screenshots go to /tmp/h5-shots (or $COFFEETABLE_SHOTS)."""
+would. Screenshots go to tests/web/artifacts (or $COFFEETABLE_SHOTS)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ from tests.web.ui import Client
 
 pytestmark = pytest.mark.server
 
-SHOTS = Path(os.environ.get("COFFEETABLE_SHOTS", "/tmp/h5-shots"))
 LIMIT = 2
 
 
@@ -44,9 +43,13 @@ def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[S
 
 
 @pytest.fixture(scope="module")
-def shots() -> Path:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    return SHOTS
+def shots(artifacts: Path) -> Path:
+    """tests/web/artifacts, or $COFFEETABLE_SHOTS."""
+    folder = (
+        Path(os.environ["COFFEETABLE_SHOTS"]) if os.environ.get("COFFEETABLE_SHOTS") else artifacts
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def _register(server: ServerProcess, stem: str) -> Player:
