@@ -143,11 +143,13 @@ def test_profile_page_shows_stats_history_and_replays(
         viewer.screenshot(shots, "replay-from-profile")
         # and in another language the counts follow its plural rules
         viewer.goto(f"#/profile/{ana.name}")
+        page.wait_for_selector(".card[data-game=cafe] [data-stat=played]")
         page.select_option("#lang", "ru")
         page.wait_for_function(
             "() => document.querySelector('.card[data-game=cafe] [data-stat=played]')"
-            ".textContent.includes('партии')"
+            "?.textContent.includes('партии')"
         )
+        assert cafe.locator("[data-stat=played]").inner_text() == "2 партии сыграно"
         assert viewer.errors == []
     finally:
         viewer.close()
