@@ -57,8 +57,10 @@ from coffeetable.server.livetable import (
 )
 from coffeetable.server.node import Node, Settings
 from coffeetable.server.notify_routes import install as install_notify_routes
+from coffeetable.server.players import BOARD_SIZE, MAX_BOARD_SIZE, MAX_PAGE_SIZE, PAGE_SIZE
 from coffeetable.server.protocol import (
     LOBBY_TYPES,
+    Abandon,
     Chat,
     ErrorCode,
     Ping,
@@ -195,6 +197,13 @@ class NewTable(_Body):
     rated: bool = False
     private: bool = False
     request_id: str | None = REQUEST_ID
+    abandon_after: float | None = Field(
+        default=None,
+        strict=True,
+        description="seconds a player to move may show no sign of life before the others "
+        "are asked to replace them with a bot, wait or end the game (60 s to 14 days; "
+        "default: 3 minutes, or a day for a turn-based table)",
+    )
 
 
 class Rematch(_Body):
@@ -499,6 +508,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             body.private,
             body.request_id,
             open_tables_limit=settings.open_tables_per_user,
+            abandon_after=body.abandon_after,
         )
         out = await _table_out(request, table)
         if table.private:
@@ -696,6 +706,37 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 for h in history
             ],
         }
+
+    # ---- player pages --------------------------------------------------------------------------
+    @app.get("/api/users/{name}/profile", tags=["players"], responses=errors(404))
+    async def player_profile(name: str, request: Request) -> dict[str, Any]:
+        """A player's results per game (games played to the end, wins, mean and best score,
+        solo best and its rating band), rating and rating history."""
+        return await node_of(request).players.profile(name)
+
+    @app.get("/api/users/{name}/games", tags=["players"], responses=errors(404))
+    async def player_games(
+        name: str,
+        request: Request,
+        user: Annotated[User | None, Depends(current_user)],
+        page: Annotated[int, Query(ge=1, le=100_000)] = 1,
+        per_page: Annotated[int, Query(ge=1, le=MAX_PAGE_SIZE)] = PAGE_SIZE,
+    ) -> dict[str, Any]:
+        """The tables a player sat at, newest first, a page at a time: rated or not, with a
+        replay for each finished game. A private table is listed only to those who sat at
+        it; a running game shows only its seats and status."""
+        return await node_of(request).players.history(name, user, page, per_page)
+
+    @app.get("/api/highscores/{game}", tags=["players"], responses=errors(404))
+    async def high_scores(
+        game: str,
+        request: Request,
+        limit: Annotated[int, Query(ge=1, le=MAX_BOARD_SIZE)] = BOARD_SIZE,
+    ) -> list[dict[str, Any]]:
+        """The best solo scores of a game that can be played alone (Café), best first: the
+        player, the score and its rating band, when, and the table for its replay."""
+        _check_game(game)
+        return await node_of(request).players.high_scores(game, limit)
 
     @app.post(
         "/api/tables/{table_id}/hint",
@@ -902,6 +943,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if user is not None and token:
             client.session = auth.token_hash(token)
             node.socket_opened(user.id, client)
+        await node.abandon.seen(live, client)  # a player who connects is back
         if user is not None:
             await node.chat.watch(user.id)  # whose chat lines this user does not get
         live.clients.add(client)  # (first: a line said meanwhile comes live, not lost)
@@ -933,6 +975,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 message = None
                 try:
                     message = parse_client_message(raw)
+                    await node.abandon.seen(live, client)
                     if isinstance(message, Sync):
                         client.send(svc.snapshot(live, client))
                     elif message.type == "ping":
@@ -941,6 +984,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                         await svc.undo(live, client, message.version)
                     elif isinstance(message, Chat):
                         await node.chat.say_at_table(live, client, message)
+                    elif isinstance(message, Abandon):
+                        await node.abandon.vote(live, client, message.seat, message.vote)
                     else:
                         await svc.act(live, client, message.version, message.action)
                 except ProtocolError as exc:

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import math
 import random
+from collections.abc import Callable
 from typing import Any
 
 from coffeetable.core.errors import CoffeetableError
@@ -44,11 +45,15 @@ class Driver:
         self._task: asyncio.Task[None] | None = None
         #: users with a hint being computed (one at a time each)
         self._hinting: set[int] = set()
+        #: told of every change of a live table, before the driver acts on it (abandonment)
+        self.watchers: list[Callable[[LiveTable], None]] = []
 
     # ==== what runs next at a table ===========================================================
     def after_change(self, live: LiveTable) -> None:
         """Start what must run next, if this node drives the table: a bot whose seat may
         act, the clock's timer."""
+        for watch in self.watchers:
+            watch(live)
         state = live.state
         if state is None or state.is_over() or live.meta.status != "running":
             if live.meta.status in ("finished", "aborted") and self.leases.shared:
@@ -229,10 +234,10 @@ class Driver:
         live = self.match.live_tables.get(table_id)
         log.info("lost the lease of table %s", table_id)
         if live is not None:
-            for task in (live.bot_task, live.timer_task):
+            for task in (live.bot_task, live.timer_task, live.abandon_task):
                 if task is not None:
                     task.cancel()
-            live.bot_task = live.timer_task = None
+            live.bot_task = live.timer_task = live.abandon_task = None
 
     async def _take_unleased(self) -> None:
         running = await self.match.storage.running_table_ids()

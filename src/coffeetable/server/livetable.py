@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from coffeetable.core.game import Game, State
+from coffeetable.server.abandon import limit_of, public_json
 from coffeetable.server.clock import GameClock
 from coffeetable.server.storage import GameTable, Seat, TableChanges, User
 
@@ -53,6 +54,8 @@ class Client:
     close_code: int = 1008
     #: the token hash of the session the socket was opened with (a logout closes it)
     session: str | None = None
+    #: when this client's last sign of life went to the other nodes (`abandonment.py`)
+    seen_sent: float = 0.0
 
     def send(self, message: dict[str, Any] | str) -> None:
         """Queue a message (a dict, or JSON text already encoded for several clients); a
@@ -117,6 +120,13 @@ class LiveTable:
     behind_since: float | None = None
     # when the table last had a client or a change here (`MatchService.sweep`)
     touched: float = field(default_factory=time.monotonic)
+    # abandonment (`abandonment.py`), Unix times: when this node loaded the table, each
+    # person's last sign of life, when each current seat's turn began (tables without a
+    # clock: a clock knows it itself); and the lease holder's watch
+    loaded_wall: float = field(default_factory=time.time)
+    seen_at: dict[int, float] = field(default_factory=dict)
+    turn_since: dict[int, float] = field(default_factory=dict)
+    abandon_task: asyncio.Task[None] | None = None
 
     @property
     def version(self) -> int:
@@ -224,4 +234,6 @@ def table_json(meta: GameTable, names: dict[int, str]) -> dict[str, Any]:
         "started_at": meta.started_at.isoformat() if meta.started_at else None,
         "finished_at": meta.finished_at.isoformat() if meta.finished_at else None,
         "result": meta.result,
+        "abandon_after": limit_of(meta),
+        "abandon": public_json(meta),
     }

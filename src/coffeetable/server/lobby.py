@@ -17,6 +17,7 @@ from typing import Any
 
 from coffeetable.core.errors import DataError
 from coffeetable.core.registry import find_game, game_names
+from coffeetable.server import abandon
 from coffeetable.server.bots import ZOMBIE_BOT, check_bot_name
 from coffeetable.server.bus import LOBBY, Bus
 from coffeetable.server.clock import ClockSettings
@@ -57,8 +58,11 @@ class LobbyService:
         self,
         match: MatchService,
         on_running: Callable[[str], Awaitable[None]] | None = None,
+        abandon_minimum: float = abandon.MIN_LIMIT,
     ) -> None:
         self.match = match
+        #: the shortest `abandon_after` a creator may choose
+        self.abandon_minimum = abandon_minimum
         self.storage = match.storage
         #: called with a table that started, or got a bot: it needs a driver
         self.on_running = on_running
@@ -89,11 +93,13 @@ class LobbyService:
         private: bool,
         request_id: str | None = None,
         open_tables_limit: int | None = None,
+        abandon_after: float | None = None,
     ) -> GameTable:
         """A new open table; the same user's repeated `request_id` gets the same table back
         (storage `create_table`'s request_key). `open_tables_limit`: refused (409
         `too_many_tables`) if the user has created this many open tables already (counted in
-        the database: site-wide)."""
+        the database: site-wide). `abandon_after`: the table's abandonment limit in seconds
+        (None: its speed's default)."""
         if open_tables_limit is not None and (
             await self.storage.count_open_tables(user.id) >= open_tables_limit
         ):
@@ -145,6 +151,11 @@ class LobbyService:
                 "invalid_table",
                 "rated tables need 2 or more players, and guests cannot play rated games",
             )
+        if abandon_after is not None:
+            try:
+                abandon_after = abandon.check_limit(abandon_after, self.abandon_minimum)
+            except ValueError as exc:
+                raise TableError(400, "invalid_table", str(exc)) from None
         settings = None
         if clock is not None:
             try:
@@ -163,6 +174,7 @@ class LobbyService:
             invite_token=secrets.token_urlsafe(12) if private else None,
             created_by=user.id,
             request_key=request_id,
+            abandon_after=abandon_after,
         )
         self.match.names[user.id] = user.name
         await self.match.listing_changed(table)
@@ -298,6 +310,7 @@ class LobbyService:
             invite_token=secrets.token_urlsafe(12) if old.private else None,
             created_by=user.id,
             request_key=request_id,
+            abandon_after=old.abandon_after,
         )
         await self.match.listing_changed(table)
         return table

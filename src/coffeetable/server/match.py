@@ -35,6 +35,7 @@ from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.game import State
 from coffeetable.core.registry import find_game
 from coffeetable.core.say import render as render_say
+from coffeetable.server import abandon
 from coffeetable.server.bus import Bus, table_topic
 from coffeetable.server.clock import ClockSettings, GameClock
 from coffeetable.server.livetable import (
@@ -97,6 +98,8 @@ class MatchService:
         )
         #: whether this node may forget a table it holds (not while it drives it)
         self.may_release: Callable[[str], bool] = lambda table_id: True
+        #: another node saw a sign of life of the person at a seat (`abandonment.py`)
+        self.on_seen: Callable[[LiveTable, int], None] = lambda live, seat: None
 
     # ==== loading =============================================================================
     async def live(self, table_id: str) -> LiveTable:
@@ -227,7 +230,7 @@ class MatchService:
         ):
             del self.live_tables[table_id]
             self._loading.pop(table_id, None)
-            for task in (live.bot_task, live.timer_task):
+            for task in (live.bot_task, live.timer_task, live.abandon_task):
                 if task is not None:
                     task.cancel()
             asyncio.get_running_loop().create_task(self.bus.unsubscribe(table_topic(table_id)))
@@ -294,6 +297,11 @@ class MatchService:
         table_id = topic.removeprefix("table:")
         live = self.live_tables.get(table_id)
         if live is None:
+            return
+        if message.get("kind") == "seen":  # a hint, not a change: no revision
+            seat = message.get("seat")
+            if isinstance(seat, int) and 0 <= seat < len(live.meta.seats):
+                self.on_seen(live, seat)
             return
         revision = message.get("revision")
         if not isinstance(revision, int) or revision <= live.meta.revision:
@@ -594,6 +602,9 @@ class MatchService:
         nothing changed here."""
         meta = live.meta
         changes: TableChanges = {}
+        offer = abandon.offer_of(meta)
+        if offer is not None and offer["seat"] == seat:
+            changes["abandonment"] = abandon.withdrawn(meta)  # they are back: they moved
         if after.is_over():
             changes["status"] = "finished"
             changes["finished_at"] = now_utc()
@@ -695,6 +706,8 @@ class MatchService:
         current = {u: await self.storage.get_rating(u, meta.game) for u in users if u is not None}
         totals = [s.total for s in state.scores()]
         ranks = ranks_from_scores(totals, state.winners())
+        for seat in abandon.left_seats(meta):  # the others handed the seat to a bot: a resignation
+            ranks[seat] = len(ranks)
         new = rating_changes(
             {u: r.rating for u, r in current.items()},
             {u: r.games_played for u, r in current.items()},
@@ -785,7 +798,7 @@ class MatchService:
         """Stop: every client is closed with `code` (1012: the node is restarting, come
         back), every task cancelled."""
         for live in self.live_tables.values():
-            for task in (live.bot_task, live.timer_task):
+            for task in (live.bot_task, live.timer_task, live.abandon_task):
                 if task is not None:
                     task.cancel()
             for client in live.clients:

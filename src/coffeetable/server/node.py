@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 
 from coffeetable.core.errors import DataError
 from coffeetable.server import auth
+from coffeetable.server.abandonment import AbandonService
 from coffeetable.server.bus import LOBBY, USERS, Bus, MemoryBus, RedisBus
 from coffeetable.server.chat import LOBBY_CHAT, ChatService
 from coffeetable.server.driver import Driver
@@ -40,6 +41,7 @@ from coffeetable.server.match import MatchService
 from coffeetable.server.moderation import ModerationService
 from coffeetable.server.notify import Notifier
 from coffeetable.server.presence import PRESENCE, PRESENCE_REFRESH, PRESENCE_TTL, Presence
+from coffeetable.server.players import PlayerPages
 from coffeetable.server.replays import ReplayService
 from coffeetable.server.storage import Storage, default_database_url, open_storage
 from coffeetable.server.userchannel import UserChannels
@@ -89,6 +91,10 @@ class Settings(BaseModel):
     #: open WebSockets per client address on this node
     sockets_per_address: int = Field(
         default_factory=lambda: _env_int("COFFEETABLE_SOCKETS_PER_ADDRESS", 32)
+    )
+    #: the shortest abandonment limit a table's creator may choose (docs/server-clocks-ratings.md)
+    abandon_minimum: float = Field(
+        default_factory=lambda: float(_env_int("COFFEETABLE_ABANDON_MINIMUM", 60))
     )
     #: seconds between two housekeeping passes (expired sessions, stale guests)
     housekeeping_every: float = 3600.0
@@ -201,8 +207,10 @@ class Node:
         self.jobs: Jobs
         self.match: MatchService
         self.driver: Driver
+        self.abandon: AbandonService
         self.lobby: LobbyService
         self.replays: ReplayService
+        self.players: PlayerPages
         self.feed: LobbyFeed
         self.limits: RateLimits
         #: failed logins per name, table creations per user and per address, hints per user
@@ -251,8 +259,15 @@ class Node:
             self.jobs = PoolJobs(max(1, settings.bot_workers), settings.bot_mode)
         self.match = MatchService(self.storage, self.bus)
         self.driver = Driver(self.match, self.leases, self.jobs)
-        self.lobby = LobbyService(self.match, on_running=self.driver.take)
+        self.abandon = AbandonService(self.match, self.leases, on_bot=self.driver.take)
+        self.driver.watchers.append(self.abandon.after_change)
+        self.lobby = LobbyService(
+            self.match,
+            on_running=self.driver.take,
+            abandon_minimum=settings.abandon_minimum,
+        )
         self.replays = ReplayService(self.match)
+        self.players = PlayerPages(self.storage, self.match)
         self.feed = LobbyFeed(self.bus, self.match.names)
         self.match.on_listing = self.feed.changed
         self.limits = RateLimits(settings.auth_rate, settings.auth_burst, self.redis)

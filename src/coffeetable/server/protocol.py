@@ -34,6 +34,8 @@ class ErrorCode:
     GAME_OVER = "game_over"  # the game has ended
     NOT_STARTED = "not_started"  # the table has not started yet
     CANNOT_UNDO = "cannot_undo"  # the last move is not the seat's own step it may take back
+    NO_OFFER = "no_offer"  # an abandonment vote when nobody is asked about that seat
+    NOT_VOTER = "not_voter"  # the person asked about, or a seat a bot plays, may not vote
     RATE_LIMITED = "rate_limited"  # too many messages; slow down
     LOGIN = "login"  # only a logged-in player (or guest) may do this (chat)
     CHAT_TOO_LONG = "chat_too_long"  # a chat line over MAX_CHAT_CHARS
@@ -71,6 +73,17 @@ class Undo(_Message):
 
     type: Literal["undo"]
     version: int = Field(ge=0)
+    ref: str | None = Field(default=None, max_length=64)
+
+
+class Abandon(_Message):
+    """Vote on the open abandonment offer about `seat` (the player who has gone): "bot" (a
+    bot plays the seat from now on), "wait" (ask again later) or "end" (end the game as
+    abandoned). A second vote replaces the first until the offer is decided."""
+
+    type: Literal["abandon"]
+    seat: int = Field(ge=0, le=3)
+    vote: Literal["bot", "wait", "end"]
     ref: str | None = Field(default=None, max_length=64)
 
 
@@ -122,16 +135,16 @@ class Ping(_Message):
     ref: str | None = Field(default=None, max_length=64)
 
 
-ClientMessage = Annotated[Act | Undo | Sync | Ping | Chat, Field(discriminator="type")]
-_ADAPTER: TypeAdapter[Act | Undo | Sync | Ping | Chat] = TypeAdapter(ClientMessage)
-CLIENT_TYPES = ("act", "undo", "sync", "ping", "chat")
+ClientMessage = Annotated[Act | Undo | Abandon | Sync | Ping | Chat, Field(discriminator="type")]
+_ADAPTER: TypeAdapter[Act | Undo | Abandon | Sync | Ping | Chat] = TypeAdapter(ClientMessage)
+CLIENT_TYPES = ("act", "undo", "abandon", "sync", "ping", "chat")
 #: What a lobby socket may send.
 LOBBY_TYPES = ("chat", "ping")
 
 
 def parse_client_message(
     raw: str | bytes, types: tuple[str, ...] = CLIENT_TYPES
-) -> Act | Undo | Sync | Ping | Chat:
+) -> Act | Undo | Abandon | Sync | Ping | Chat:
     """The message in `raw` (one of `types`), or ProtocolError with the reason."""
     size = len(raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw)
     if size > MAX_MESSAGE_BYTES:

@@ -19,6 +19,12 @@ from coffeetable.server.storage.records import (
     LeaderboardEntry,
     MailEvent,
     PlayerTable,
+    GameStats,
+    GameTable,
+    HighScore,
+    JSONObject,
+    LeaderboardEntry,
+    PlayerGame,
     Rating,
     RatingChange,
     Report,
@@ -50,6 +56,7 @@ class TableChanges(TypedDict, total=False):
     started_at: datetime | None
     finished_at: datetime | None
     result: JSONObject | None
+    abandonment: JSONObject | None
 
 
 class Storage(Protocol):
@@ -127,6 +134,7 @@ class Storage(Protocol):
         invite_token: str | None = None,
         created_by: int | None = None,
         request_key: str | None = None,
+        abandon_after: float | None = None,
     ) -> GameTable:
         """A new table with status "open" and version 0; `AlreadyExistsError` if the id is
         taken, `NotFoundError` if `created_by` is not a user.
@@ -367,3 +375,17 @@ class Storage(Protocol):
     async def site_secret(self, name: str) -> str:
         """The site's secret of that name (64 hex digits), made by the first caller; the
         same for every node."""
+    # --- player pages -------------------------------------------------------------------
+    async def player_stats(self, user_id: int) -> list[GameStats]:
+        """The user's results per game they have played a game of to its end, by game name."""
+
+    async def player_history(
+        self, user_id: int, viewer_id: int | None, *, limit: int = 20, offset: int = 0
+    ) -> tuple[list[PlayerGame], int]:
+        """The tables the user has sat at (any status, rated or not), newest first, as
+        `viewer_id` may see them: a private table only if the viewer sat there too (or is
+        the user). Returns one page and the number of tables in all."""
+
+    async def high_scores(self, game: str, *, limit: int = 20) -> list[HighScore]:
+        """The best solo scores of `game` at public tables that the person played to the
+        end themselves, best first (ties: the earlier game first)."""

@@ -96,6 +96,58 @@ class GameTable:
     #: counts every change of the table (moves, undos, seats, status, clock): one order of
     #: all its changes, which every node of a site applies in turn (docs/server-storage.md)
     revision: int = 0
+    #: seconds a person to move may show no sign of life before the others are asked what
+    #: to do (None: the default of the table's speed; docs/server-clocks-ratings.md)
+    abandon_after: float | None = None
+    #: the abandonment state: the open offer and its votes, past waits, seats the others
+    #: handed to a bot (`server/abandon.py`); None when nothing has happened
+    abandonment: JSONObject | None = None
+
+
+@dataclass(frozen=True)
+class GameStats:
+    """One player's results in one game: the games played to their end (a score), those
+    won against others (games of two or more, with the person's own play: not after a bot
+    took the seat), the mean and best score, and the solo games and best solo score."""
+
+    game: str
+    played: int
+    wins: int
+    mean_score: float | None
+    best_score: int | None
+    solo_played: int
+    solo_best: int | None
+
+
+@dataclass(frozen=True)
+class PlayerGame:
+    """A table in a player's history: the table's row as far as anyone may see it, and
+    the player's seat and result there."""
+
+    table_id: str
+    game: str
+    seat: int
+    seats: tuple[Seat, ...]
+    status: TableStatus
+    rated: bool
+    private: bool
+    created_at: datetime
+    finished_at: datetime | None
+    score: int | None
+    won: bool | None
+    left_game: bool
+    result: JSONObject | None
+
+
+@dataclass(frozen=True)
+class HighScore:
+    """A solo game on the high-score board."""
+
+    user_id: int
+    name: str
+    table_id: str
+    score: int
+    finished_at: datetime
 
 
 @dataclass(frozen=True)

@@ -123,6 +123,10 @@ game_tables = sa.Table(
     # the client's id of the request that created the table (`create_table`'s request_key):
     # a repeated request gets this table back; cleared once the repeat window has passed
     sa.Column("request_key", sa.Text, nullable=True),
+    # abandonment (docs/server-clocks-ratings.md): the table's own limit in seconds (None:
+    # the default of its speed), and the open offer, past waits and seats handed to a bot
+    sa.Column("abandon_after", sa.Float, nullable=True),
+    sa.Column("abandonment", _json(), nullable=True),
     sa.CheckConstraint(sa.column("status").in_(TABLE_STATUSES), name="status"),
     sa.CheckConstraint(sa.column("version") >= 0, name="version"),
     sa.Index(None, "status", "created_at"),
@@ -351,4 +355,31 @@ site_secrets = sa.Table(
     sa.Column("name", sa.Text, primary_key=True),
     sa.Column("value", sa.Text, nullable=False),
     sa.Column("created_at", UTCDateTime, nullable=False),
+)
+
+# one row per person's seat at a table (the seats JSON of `game_tables`, indexed), with the
+# seat's result once the game has ended: player pages and the solo high scores read this
+player_games = sa.Table(
+    "player_games",
+    metadata,
+    sa.Column(
+        "table_id",
+        sa.Text,
+        sa.ForeignKey("game_tables.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("game", sa.Text, nullable=False),
+    # seats at the table (1: a solo game)
+    sa.Column("players", sa.Integer, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("finished_at", UTCDateTime, nullable=True),
+    # the seat's final total and whether it won: NULL until the game has ended by the rules
+    sa.Column("score", sa.Integer, nullable=True),
+    sa.Column("won", sa.Boolean, nullable=True),
+    # a bot played the seat by the end (the person left, ran out of time or was replaced)
+    sa.Column("left_game", sa.Boolean, nullable=False),
+    sa.Index(None, "user_id", "created_at"),
+    sa.Index(None, "game", "players", "score"),
 )

@@ -40,6 +40,9 @@ from coffeetable.server.storage.errors import (
 from coffeetable.server.storage.notify_sql import NotifyStorage, sync_players
 from coffeetable.server.storage.records import (
     TABLE_STATUSES,
+    GameStats,
+    HighScore,
+    PlayerGame,
     Friend,
     FriendState,
     GameTable,
@@ -56,6 +59,7 @@ from coffeetable.server.storage.records import (
 )
 from coffeetable.server.storage.schema import (
     actions,
+    player_games,
     friendships,
     game_tables,
     invitations,
@@ -360,6 +364,7 @@ class SqlStorage(ChatSql, NotifyStorage):
                         for version, (seat, notation) in enumerate(moves)
                     ],
                 )
+            await _sync_players(conn, table_id)
         return _table(row)
 
     async def create_table(
@@ -376,6 +381,7 @@ class SqlStorage(ChatSql, NotifyStorage):
         invite_token: str | None = None,
         created_by: int | None = None,
         request_key: str | None = None,
+        abandon_after: float | None = None,
     ) -> GameTable:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise TypeError(f"the seed must be an integer, not {seed!r}")
@@ -398,6 +404,7 @@ class SqlStorage(ChatSql, NotifyStorage):
                 created_by=created_by,
                 created_at=now,
                 request_key=request_key if keyed else None,
+                abandon_after=abandon_after,
             )
             .returning(*game_tables.c)
         )
@@ -415,6 +422,7 @@ class SqlStorage(ChatSql, NotifyStorage):
                 pass
             else:
                 await sync_players(conn, table_id, seats)
+                await _sync_players(conn, table_id)
                 return _table(row)
         if keyed:  # another process made the table of this request just now
             assert created_by is not None and request_key is not None
@@ -446,6 +454,8 @@ class SqlStorage(ChatSql, NotifyStorage):
                 values["revision"] = game_tables.c.revision + 1
                 update = sa.update(game_tables).where(where).values(values)
                 row = (await conn.execute(update.returning(*game_tables.c))).first()
+                if row is not None and _PLAYER_FIELDS & set(values):
+                    await _sync_players(conn, table_id)
             else:
                 row = (await conn.execute(sa.select(game_tables).where(where))).first()
             if row is None:
@@ -543,7 +553,7 @@ class SqlStorage(ChatSql, NotifyStorage):
         # on PostgreSQL it locks the row (a concurrent writer waits, then sees the new
         # version); SQLite lets one writer in at a time.
         bump, insert, both = _append_statements(frozenset(values))
-        if self._pg_autocommit is not None:
+        if self._pg_autocommit is not None and not _PLAYER_FIELDS & set(values):
             # PostgreSQL: one statement, so one round trip and no BEGIN/COMMIT; the insert
             # takes its row from the update, so it happens only if the update did
             async with self._autocommit() as conn:
@@ -572,6 +582,8 @@ class SqlStorage(ChatSql, NotifyStorage):
                     if (await conn.execute(bump, params)).rowcount != 1:
                         await _raise_stale(conn, table_id, expected_version)
                     await conn.execute(insert, params)
+                if _PLAYER_FIELDS & set(values):  # the game ended (or its seats changed)
+                    await _sync_players(conn, table_id)
                 revision = await conn.scalar(
                     sa.select(game_tables.c.revision).where(game_tables.c.id == table_id)
                 )
@@ -890,8 +902,201 @@ class SqlStorage(ChatSql, NotifyStorage):
             )
         return bool(result.rowcount)
 
+    # --- player pages -------------------------------------------------------------------
+    async def player_stats(self, user_id: int) -> list[GameStats]:
+        p = player_games.c
+        played = p.score.is_not(None)
+        solo = played & (p.players == 1) & (p.left_game == sa.false())
+        query = (
+            sa.select(
+                p.game,
+                sa.func.count(p.score).label("played"),
+                sa.func.sum(
+                    sa.case(
+                        (played & p.won & (p.players > 1) & (p.left_game == sa.false()), 1),
+                        else_=0,
+                    )
+                ).label("wins"),
+                sa.func.avg(p.score).label("mean"),
+                sa.func.max(p.score).label("best"),
+                sa.func.sum(sa.case((solo, 1), else_=0)).label("solo_played"),
+                sa.func.max(sa.case((solo, p.score), else_=None)).label("solo_best"),
+            )
+            .where(p.user_id == user_id, played)
+            .group_by(p.game)
+            .order_by(p.game)
+        )
+        async with self._read() as conn:
+            rows = (await conn.execute(query)).all()
+        return [
+            GameStats(
+                game=row.game,
+                played=int(row.played),
+                wins=int(row.wins or 0),
+                mean_score=float(row.mean) if row.mean is not None else None,
+                best_score=row.best,
+                solo_played=int(row.solo_played or 0),
+                solo_best=row.solo_best,
+            )
+            for row in rows
+        ]
+
+    async def player_history(
+        self, user_id: int, viewer_id: int | None, *, limit: int = 20, offset: int = 0
+    ) -> tuple[list[PlayerGame], int]:
+        if limit < 0 or offset < 0:
+            raise ValueError(f"limit and offset must be 0 or more, not {limit} and {offset}")
+        p = player_games.c
+        t = game_tables.c
+        mine = p.user_id == user_id
+        if viewer_id != user_id:
+            # a private table only for someone who sat there too
+            viewer = player_games.alias("viewer")
+            sat_there = (
+                sa.exists().where(viewer.c.table_id == p.table_id, viewer.c.user_id == viewer_id)
+                if viewer_id is not None
+                else sa.false()
+            )
+            mine = mine & ((t.private == sa.false()) | sat_there)
+        joined = player_games.join(game_tables, game_tables.c.id == p.table_id)
+        page = (
+            sa.select(
+                p.table_id,
+                p.seat,
+                p.score,
+                p.won,
+                p.left_game,
+                p.created_at,
+                p.finished_at,
+                t.game,
+                t.seats,
+                t.status,
+                t.rated,
+                t.private,
+                t.result,
+            )
+            .select_from(joined)
+            .where(mine)
+            .order_by(p.created_at.desc(), p.table_id.desc())
+            .limit(limit)
+            .offset(offset)
+        )
+        count = sa.select(sa.func.count()).select_from(joined).where(mine)
+        async with self._read() as conn:
+            rows = (await conn.execute(page)).all()
+            total = int(await conn.scalar(count) or 0)
+        return [
+            PlayerGame(
+                table_id=row.table_id,
+                game=row.game,
+                seat=row.seat,
+                seats=tuple(Seat.from_json(seat) for seat in row.seats),
+                status=row.status,
+                rated=row.rated,
+                private=row.private,
+                created_at=row.created_at,
+                finished_at=row.finished_at,
+                score=row.score,
+                won=row.won,
+                left_game=row.left_game,
+                result=row.result,
+            )
+            for row in rows
+        ], total
+
+    async def high_scores(self, game: str, *, limit: int = 20) -> list[HighScore]:
+        if limit < 0:
+            raise ValueError(f"limit must be 0 or more, not {limit}")
+        p = player_games.c
+        query = (
+            sa.select(p.user_id, users.c.name, p.table_id, p.score, p.finished_at)
+            .select_from(
+                player_games.join(users, users.c.id == p.user_id).join(
+                    game_tables, game_tables.c.id == p.table_id
+                )
+            )
+            .where(
+                p.game == game,
+                p.players == 1,
+                p.score.is_not(None),
+                p.left_game == sa.false(),
+                game_tables.c.private == sa.false(),
+            )
+            .order_by(p.score.desc(), p.finished_at, p.table_id)
+            .limit(limit)
+        )
+        async with self._read() as conn:
+            rows = (await conn.execute(query)).all()
+        return [
+            HighScore(
+                user_id=row.user_id,
+                name=row.name,
+                table_id=row.table_id,
+                score=row.score,
+                finished_at=row.finished_at,
+            )
+            for row in rows
+        ]
+
 
 # --- helpers ----------------------------------------------------------------------------
+#: The fields of a table whose change changes its `player_games` rows.
+_PLAYER_FIELDS = frozenset({"seats", "status", "result", "finished_at"})
+
+
+def player_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The `player_games` rows of a table (a row of `game_tables` as a mapping): one per
+    person's seat, with the seat's result once the game has ended by the rules."""
+    seats = table["seats"] or []
+    result = table["result"] if table["status"] == "finished" else None
+    scores = (result or {}).get("scores") or []
+    winners = (result or {}).get("winners") or []
+    rows = []
+    for index, seat in enumerate(seats):
+        if seat.get("kind") != "human" or seat.get("user_id") is None:
+            continue
+        score = scores[index].get("total") if index < len(scores) else None
+        rows.append(
+            {
+                "table_id": table["id"],
+                "seat": index,
+                "user_id": seat["user_id"],
+                "game": table["game"],
+                "players": len(seats),
+                "created_at": table["created_at"],
+                "finished_at": table["finished_at"] if result is not None else None,
+                "score": score if isinstance(score, int) else None,
+                "won": (index in winners) if result is not None else None,
+                "left_game": seat.get("bot") is not None,
+            }
+        )
+    return rows
+
+
+async def _sync_players(conn: AsyncConnection, table_id: str) -> None:
+    """Write the table's `player_games` rows anew from its row (in the caller's
+    transaction): after it is made, its seats change or its game ends."""
+    row = (
+        await conn.execute(
+            sa.select(
+                game_tables.c.id,
+                game_tables.c.game,
+                game_tables.c.seats,
+                game_tables.c.status,
+                game_tables.c.result,
+                game_tables.c.created_at,
+                game_tables.c.finished_at,
+            ).where(game_tables.c.id == table_id)
+        )
+    ).first()
+    await conn.execute(sa.delete(player_games).where(player_games.c.table_id == table_id))
+    if row is None:
+        return
+    rows = player_rows(dict(row._mapping))
+    if rows:
+        await conn.execute(sa.insert(player_games), rows)
+
+
 def _database_error(exc: DBAPIError | OSError) -> StorageError:
     """A failure of the database itself (unreachable, locked, out of space ...)."""
     cause = exc.orig if isinstance(exc, DBAPIError) else exc
@@ -1059,6 +1264,8 @@ def _table(row: sa.Row[Any]) -> GameTable:
         finished_at=row.finished_at,
         result=row.result,
         revision=row.revision,
+        abandon_after=row.abandon_after,
+        abandonment=row.abandonment,
     )
 
 

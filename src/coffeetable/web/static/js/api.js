@@ -63,6 +63,10 @@ export const api = {
   replay: (id, n) => request("GET", `/api/tables/${encodeURIComponent(id)}/replay/${n}`),
   recordUrl: (id) => `/api/tables/${encodeURIComponent(id)}/record`,
   leaderboard: (game) => request("GET", `/api/leaderboard/${encodeURIComponent(game)}`),
+  profile: (name) => request("GET", `/api/users/${encodeURIComponent(name)}/profile`),
+  playerGames: (name, page, perPage = 20) =>
+    request("GET", `/api/users/${encodeURIComponent(name)}/games?page=${page}&per_page=${perPage}`),
+  highScores: (game) => request("GET", `/api/highscores/${encodeURIComponent(game)}?limit=50`),
   ratings: (name, game) =>
     request("GET", `/api/users/${encodeURIComponent(name)}/ratings/${encodeURIComponent(game)}`),
 };

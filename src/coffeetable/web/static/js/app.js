@@ -4,8 +4,8 @@
 //          #/login        sign up / log in / play as a guest   (#/login?next=...)
 //          #/table/ID     a table (seats before the start, then the game)  (?invite=TOKEN)
 //          #/replay/ID    replay of a finished game
-//          #/profile/NAME ratings of a player
-//          #/leaderboard  leaderboards
+//          #/profile/NAME a player's page: results, ratings, games (?page=N)
+//          #/leaderboard  leaderboards; #/leaderboard/solo/GAME the solo high scores
 //          #/help/GAME    How to play (cafe, coffee-rush)
 //          #/friends      friends, friend requests and invitations to tables
 //          #/admin        reports and suspensions (admins only)
@@ -66,10 +66,10 @@ const routes = {
     import("./table.js").then((m) => m.tableView(parts[1], { invite: query.get("invite") })),
   replay: (parts, query) =>
     import("./replay.js").then((m) => m.replayView(parts[1], Number(query.get("n") ?? "-1"))),
-  profile: (parts) => import("./profile.js").then((m) => m.profileView(parts[1] || (session.user && session.user.name))),
+  profile: (parts, query) => import("./profile.js").then((m) => m.profileView(parts[1] || (session.user && session.user.name), Number(query.get("page") || "1"))),
   help: (parts) => import("./help.js").then((m) => m.helpView(parts[1])),
   friends: () => import("./friends.js").then((m) => m.friendsView()),
-  leaderboard: (parts) => import("./profile.js").then((m) => m.leaderboardView(parts[1])),
+  leaderboard: (parts) => import("./profile.js").then((m) => m.leaderboardView(parts[1], parts[2])),
   admin: () => import("./admin.js").then((m) => m.adminView()),
   games: () => import("./mygames.js").then((m) => m.myGamesView()),
   settings: () => import("./settings.js").then((m) => m.settingsView()),

@@ -1,5 +1,6 @@
 // The lobby: the live table list (/ws/lobby), recent finished games, and the new-table form.
 
+import { limitText as silenceText } from "./abandon.js";
 import { api, errorText } from "./api.js";
 import { gamesInfo, go, requireLogin, session, toast } from "./app.js";
 import {
@@ -187,6 +188,7 @@ export function lobbyView() {
       initial: 10,
       increment: 5,
       turnLimit: 0,
+      abandonAfter: 0, // 0: the default of the table's speed
       rated: false,
       private: false,
     };
@@ -302,7 +304,14 @@ export function lobbyView() {
           h("label", { class: "check" }, h("input", {
             type: "checkbox", id: "opt-private", checked: st.private, onchange: (e) => { st.private = e.target.checked; },
           }), t("create.private")),
-          h("p", { class: "hint" }, t("create.private_help")))),
+          h("p", { class: "hint" }, t("create.private_help")),
+          st.seats.filter((x) => x.kind !== "bot").length > 1 ? [
+            h("label", {}, t("create.abandon"),
+              h("select", { id: "opt-abandon", onchange: (e) => { st.abandonAfter = Number(e.target.value); } },
+                [0, 60, 180, 600, 3600, 86400, 3 * 86400].map((v) => h("option", { value: v, selected: st.abandonAfter === v },
+                  v ? silenceText(v) : t("create.abandon_default", { time: silenceText(st.clock === "turn_based" ? 86400 : 180) }))))),
+            h("p", { class: "hint" }, t("create.abandon_help")),
+          ] : null)),
       error,
       button(t("create.submit"), (e) => create(info, st, error, e.target), { class: "primary", id: "create-table" }));
   }
@@ -329,6 +338,7 @@ export function lobbyView() {
       game: info.name, options: { ...st.options }, seats, clock,
       rated: !!st.rated && !st.seats.some((x) => x.kind === "bot"), private: !!st.private,
     };
+    if (st.abandonAfter) spec.abandon_after = st.abandonAfter;
     // one id per table asked for: a repeated request gets the same table (docs/server.md)
     st.requestId = st.requestId || requestId();
     spec.request_id = st.requestId;

@@ -193,6 +193,11 @@ export class TableSocket {
     return this._send(message);
   }
 
+  /** Vote on the abandonment question about `seat`: "bot", "wait" or "end" (abandon.js). */
+  vote(seat, choice) {
+    return this._send({ type: "abandon", seat, vote: choice });
+  }
+
   get connected() {
     return !!this.ws && this.ws.readyState === WebSocket.OPEN;
   }

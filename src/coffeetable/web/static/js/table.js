@@ -1,6 +1,7 @@
 // A table: its seats before the start, then the game (Café or Coffee Rush), the players
 // with their clocks and scores, the game log, hints, and the end screen.
 
+import { createAbandonBox } from "./abandon.js";
 import { api, errorText } from "./api.js";
 import { banner, go, requireLogin, session, toast } from "./app.js";
 import {
@@ -83,6 +84,16 @@ export function tableView(tableId, { invite = null } = {}) {
   const endBox = h("div", { class: "end-overlay", id: "end-screen", hidden: true });
   const preBox = h("div", { class: "card pregame", id: "pregame" });
   const chat = tableChat({ send: (message) => !!socket && socket.send(message) }); // chat.js
+  // the question about a player who has gone (abandon.js)
+  const abandonBox = createAbandonBox({
+    vote: (seat, choice) => {
+      if (!socket || !socket.connected) {
+        toast(t("error.offline"));
+        return false;
+      }
+      return socket.vote(seat, choice);
+    },
+  });
 
   el.append(head, body, endBox);
 
@@ -261,7 +272,7 @@ export function tableView(tableId, { invite = null } = {}) {
   function turnLine() {
     const { view, table } = model;
     if (!view) return null;
-    if (view.over) return h("p", { class: "turn-line", id: "turn-line" }, t("table.game_over"));
+    if (view.over || table.status === "aborted") return h("p", { class: "turn-line", id: "turn-line" }, t("table.game_over"));
     const current = view.current_seats || [];
     if (model.seat !== null && current.includes(model.seat) && model.legal.length) {
       return h("p", { class: "turn-line mine", id: "turn-line" }, t("table.your_turn"));
@@ -519,20 +530,23 @@ export function tableView(tableId, { invite = null } = {}) {
   function renderBoard() {
     const { table, view } = model;
     if (!table) return null;
-    if (table.status === "open" || table.status === "aborted" || !view) {
+    const abandoned = table.status === "aborted" && table.result && table.result.abandoned;
+    if (table.status === "open" || (table.status === "aborted" && !abandoned) || !view) {
       mount(body, preBox, chat.el);
       renderPregame();
       return null;
     }
     if (!body.contains(boardBox)) {
       mount(body, boardBox, side);
-      mount(side, playersBox, logBox, chat.el);
+      mount(side, abandonBox.el, playersBox, logBox, chat.el);
       renderLog();
     }
     let drawn = null;
     if (renderer) {
       if (!boardBox.contains(renderer.el)) mount(boardBox, renderer.el);
-      drawn = Promise.resolve(renderer.update({ ...model, over: view.over })).then(() => {
+      // a game ended as abandoned is over too: nothing more to play (abandon.js says why)
+      const shown = abandoned ? { ...view, over: true } : view;
+      drawn = Promise.resolve(renderer.update({ ...model, view: shown, over: shown.over })).then(() => {
         if (pinned || hovered) point(hovered); // a redraw keeps what the log points at
         if (boards) boards.refresh(); // an enlarged board shows the new state
       });
@@ -548,6 +562,7 @@ export function tableView(tableId, { invite = null } = {}) {
 
   function renderAll() {
     if (tutorial) tutorial.update(model);
+    abandonBox.update(model.table, model.seat);
     renderHead();
     renderBoard();
     renderPlayers();
@@ -653,6 +668,7 @@ export function tableView(tableId, { invite = null } = {}) {
       const wasOpen = model.table && model.table.status === "open";
       model.table = msg.table;
       if (model.table.status === "finished" || wasOpen) socket.sync();
+      abandonBox.update(model.table, model.seat);
       renderHead();
       renderBoard();
       renderPlayers();

@@ -1,7 +1,7 @@
 """Friends (a request, then both are friends once it is accepted) and invitations to tables.
 
 Revision ID: 0007
-Revises: 0005
+Revises: 0006
 Create Date: 2026-11-27
 """
 
@@ -13,7 +13,7 @@ from alembic import op
 # datetimes are UTC (schema.UTCDateTime)
 
 revision: str = "0007"
-down_revision: str | None = "0005"
+down_revision: str | None = "0006"
 branch_labels: str | None = None
 depends_on: str | None = None
 
