@@ -40,8 +40,8 @@ from coffeetable.server.mail import Mailer, SmtpSettings
 from coffeetable.server.match import MatchService
 from coffeetable.server.moderation import ModerationService
 from coffeetable.server.notify import Notifier
-from coffeetable.server.presence import PRESENCE, PRESENCE_REFRESH, PRESENCE_TTL, Presence
 from coffeetable.server.players import PlayerPages
+from coffeetable.server.presence import PRESENCE, PRESENCE_REFRESH, PRESENCE_TTL, Presence
 from coffeetable.server.replays import ReplayService
 from coffeetable.server.storage import Storage, default_database_url, open_storage
 from coffeetable.server.userchannel import UserChannels

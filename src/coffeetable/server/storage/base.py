@@ -13,18 +13,15 @@ from typing import Protocol, TypedDict, Unpack
 from coffeetable.server.storage.records import (
     ChatLine,
     Friend,
+    GameStats,
     GameTable,
+    HighScore,
     Invitation,
     JSONObject,
     LeaderboardEntry,
     MailEvent,
-    PlayerTable,
-    GameStats,
-    GameTable,
-    HighScore,
-    JSONObject,
-    LeaderboardEntry,
     PlayerGame,
+    PlayerTable,
     Rating,
     RatingChange,
     Report,
@@ -375,6 +372,7 @@ class Storage(Protocol):
     async def site_secret(self, name: str) -> str:
         """The site's secret of that name (64 hex digits), made by the first caller; the
         same for every node."""
+
     # --- player pages -------------------------------------------------------------------
     async def player_stats(self, user_id: int) -> list[GameStats]:
         """The user's results per game they have played a game of to its end, by game name."""

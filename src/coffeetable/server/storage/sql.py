@@ -40,15 +40,15 @@ from coffeetable.server.storage.errors import (
 from coffeetable.server.storage.notify_sql import NotifyStorage, sync_players
 from coffeetable.server.storage.records import (
     TABLE_STATUSES,
-    GameStats,
-    HighScore,
-    PlayerGame,
     Friend,
     FriendState,
+    GameStats,
     GameTable,
+    HighScore,
     Invitation,
     JSONObject,
     LeaderboardEntry,
+    PlayerGame,
     Rating,
     RatingChange,
     Seat,
@@ -59,10 +59,10 @@ from coffeetable.server.storage.records import (
 )
 from coffeetable.server.storage.schema import (
     actions,
-    player_games,
     friendships,
     game_tables,
     invitations,
+    player_games,
     rating_history,
     ratings,
     sessions,
