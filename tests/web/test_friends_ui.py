@@ -42,6 +42,15 @@ def test_friends_invitations_and_the_lobby_filter(
         assert bo.page.locator("#friend-requests").count() == 0
         _friends(ana)
         ana.page.wait_for_selector(f"#friend-list [data-friend='{bo_name}'][data-state='friend']")
+        # the list shows whether a friend is here: Bo has a page open
+        ana.page.wait_for_selector(
+            f"#friend-list [data-friend='{bo_name}'] [data-presence='online']"
+        )
+        # a redraw for presence keeps what is being typed
+        ana.page.fill("#friend-name", "half a na")
+        bo.page.reload()
+        ana.page.wait_for_timeout(500)
+        assert ana.page.input_value("#friend-name") == "half a na"
         bo.screenshot(artifacts, "friends-page", full_page=False)
 
         # Cy, a stranger, makes a table; Ana makes one (public) and invites Bo from it: Bo's

@@ -7,6 +7,10 @@ import { gameTitle } from "./common.js";
 import { button, h, mount } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { onChannel } from "./notify.js";
+import { onPresence, presenceMark, presenceOf, showPresenceOf } from "./presence.js";
+
+/** How many friends' presence the page watches (the user channel's `watch` takes 32 names). */
+const WATCHED = 32;
 
 const enc = encodeURIComponent;
 
@@ -128,6 +132,9 @@ export function friendsView() {
       mount(el, h("p", { class: "error-page" }, errorText(err)));
       return;
     }
+    // friends online first (among those watched), then by name; their presence as it changes
+    const accepted = friends.filter((f) => f.state === "friend").map((f) => f.name);
+    showPresenceOf(accepted.slice(0, WATCHED));
     render();
   }
 
@@ -144,11 +151,15 @@ export function friendsView() {
   function person(f, ...actions) {
     return h("li", { "data-friend": f.name, "data-state": f.state },
       h("a", { href: `#/profile/${enc(f.name)}` }, f.name), " ",
+      f.state === "friend" ? presenceMark(f.name) : null, " ",
       h("span", { class: "muted" }, t(`friends.since.${f.state}`, { date: new Date(f.since).toLocaleDateString() })), " ",
       ...actions);
   }
 
-  function render() {
+  // the form is made once: a redraw (a presence change) keeps what is being typed
+  let formCard = null;
+  function addForm() {
+    if (formCard) return formCard;
     const input = h("input", { id: "friend-name", name: "friend", maxlength: 40, autocomplete: "off", required: true });
     const form = h("form", { class: "add-friend", id: "add-friend" },
       h("label", { for: "friend-name" }, t("friends.add_label")), " ", input, " ",
@@ -158,13 +169,19 @@ export function friendsView() {
       const name = input.value.trim();
       if (name) act(friendsApi.ask(name), t("friends.asked", { name }));
     });
+    formCard = h("div", { class: "card" }, form);
+    return formCard;
+  }
+
+  function render() {
     const of = (state) => friends.filter((f) => f.state === state);
     const incoming = of("incoming");
-    const accepted = of("friend");
+    const rank = (f) => ({ online: 0, away: 1 }[(presenceOf(f.name) || {}).state] ?? 2);
+    const accepted = of("friend").sort((a, b) => rank(a) - rank(b));
     const outgoing = of("outgoing");
     mount(el,
       h("h1", {}, t("friends.title")),
-      h("div", { class: "card" }, form),
+      addForm(),
       invitations.length ? h("div", { class: "card" }, h("h2", {}, t("friends.invitations")), invitationList(invitations, load)) : null,
       incoming.length ? h("div", { class: "card", id: "friend-requests" },
         h("h2", {}, t("friends.incoming")),
@@ -187,22 +204,28 @@ export function friendsView() {
   }
 
   let stop = null;
+  let stopPresence = null;
   return {
     el,
     unmount() {
       if (stop) stop();
+      if (stopPresence) stopPresence();
     },
     async mounted() {
       if (!requireLogin()) return;
       stop = onChannel((msg) => {
         if (msg.type === "friend" || msg.type === "invitation") load();
       });
+      stopPresence = onPresence(() => { if (friends.length) render(); });
       if (!mayHaveFriends()) {
         mount(el, h("h1", {}, t("friends.title")), h("p", {}, t("error.guest_friends")));
         return;
       }
       await load();
     },
-    relabel: () => render(),
+    relabel: () => {
+      formCard = null;
+      render();
+    },
   };
 }
