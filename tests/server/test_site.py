@@ -384,9 +384,10 @@ def test_hints_go_through_the_bot_workers(site: Site) -> None:
 
 
 def test_the_account_routes_rate_limit_is_the_sites_not_each_nodes(site: Site) -> None:
-    """Guests made as fast as possible through two nodes: the site's one bucket (80, as the
-    tests set it, refilled at 2 a second) refuses what is beyond it, whichever node; two
-    buckets of their own would have let every request in."""
+    """Guests made as fast as possible through two nodes, in rounds of 20, until both nodes
+    refuse: the site's one bucket (80, as the tests set it, refilled at 2 a second) lets about
+    80 through, whichever node; two buckets of their own would let 160 through before both
+    refused. A slow machine only adds the refill (2 a second) to what passes."""
     from concurrent.futures import ThreadPoolExecutor
 
     client = site.redis()
@@ -398,15 +399,23 @@ def test_the_account_routes_rate_limit_is_the_sites_not_each_nodes(site: Site) -
             return index % 2, httpx.post(f"{node.url}/api/guest", timeout=30).status_code
 
         started = time.monotonic()
+        answers: list[tuple[int, int]] = []
         with ThreadPoolExecutor(8) as pool:
-            answers = list(pool.map(guest, range(120)))
+            while len(answers) < 240:
+                answers += pool.map(guest, range(len(answers), len(answers) + 20))
+                if {node for node, status in answers if status == 429} == {0, 1}:
+                    break
         elapsed = time.monotonic() - started
         allowed = sum(1 for _, status in answers if status == 200)
-        assert elapsed < 15, "too slow to tell one bucket from two"
-        assert allowed <= 80 + 2 * elapsed + 2, (allowed, elapsed)
-        refused_on = {node for node, status in answers if status == 429}
-        assert refused_on == {0, 1}  # refused on both nodes
-        refused = httpx.post(f"{site.nodes[2].url}/api/guest", timeout=30)
+        assert {node for node, status in answers if status == 429} == {0, 1}, (allowed, elapsed)
+        assert allowed <= 80 + 2 * elapsed + 20, (allowed, elapsed)
+        assert allowed < 160, (allowed, elapsed)
+        # a third node shares the bucket too: it refuses within a few requests (its own
+        # bucket would let 80 through)
+        for _ in range(10):
+            refused = httpx.post(f"{site.nodes[2].url}/api/guest", timeout=30)
+            if refused.status_code == 429:
+                break
         assert refused.status_code == 429 and "try again in" in refused.json()["error"]["message"]
     finally:
         client.delete("ct:rate:127.0.0.1")

@@ -40,8 +40,11 @@ def _why_no_browser() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium, for the tests of one module. Not for the whole session: Playwright's sync API
+    keeps an asyncio loop running in this thread while it is open, and a test process
+    (pytest-xdist's worker) may go on to other files whose fixtures call asyncio.run()."""
     reason = _why_no_browser()
     if reason is not None:
         if os.environ.get(REQUIRE_ENV) == "1":
