@@ -173,6 +173,7 @@ def _driver_of(site: Site, table_id: str) -> int:
     raise AssertionError("no node drives the table")
 
 
+@pytest.mark.slow  # waits out a lease (~45 s): CI's slow pass
 def test_a_dead_nodes_tables_are_driven_by_another_within_10_s(site: Site) -> None:
     """kill -9 the node that drives a table: another node takes its lease, and both the bot
     and the clock go on there."""
@@ -270,6 +271,7 @@ def test_a_worker_killed_mid_decision_loses_nothing(site: Site) -> None:
     s.close()
 
 
+@pytest.mark.slow  # a Redis outage of 10 s (~25 s): CI's slow pass
 def test_redis_away_for_10_s_mid_game_play_resumes_by_itself(tmp_path: Path) -> None:
     """The site's Redis dies for 10 s mid-game (a restart: it comes back empty). Moves are
     still stored meanwhile; afterwards the nodes catch up, the bot and the clock resume, and

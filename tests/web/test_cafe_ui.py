@@ -18,6 +18,7 @@ from tests.web.ui import Client, cafe_step, click_center, shown_totals
 pytestmark = pytest.mark.server
 
 
+@pytest.mark.slow  # a whole game by clicks (~40 s): CI's slow pass
 def test_new_user_plays_a_whole_cafe_game_against_three_bots(
     browser: Any, server: ServerProcess, artifacts: Path
 ) -> None:

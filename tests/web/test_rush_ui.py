@@ -22,6 +22,7 @@ def log_lines(client: Client) -> list[str]:
     return [t.strip() for t in client.page.locator("#log-lines li.log-line").all_inner_texts()]
 
 
+@pytest.mark.slow  # a whole game by clicks (~50 s): CI's slow pass
 def test_two_players_play_to_the_end_and_a_spectator_sees_every_move(
     browser: Any, server: ServerProcess, artifacts: Path
 ) -> None:
