@@ -22,6 +22,7 @@ from coffeetable.server.storage.records import (
     Seat,
     UserSettings,
 )
+from coffeetable.server.storage.rows import table_from_row
 from coffeetable.server.storage.schema import (
     game_tables,
     mail_events,
@@ -84,8 +85,6 @@ class NotifyStorage:
     async def player_tables(
         self: _Transactions, user_id: int, *, recent: int = 20
     ) -> list[PlayerTable]:
-        from coffeetable.server.storage.sql import _table  # the row → GameTable mapping
-
         joined = game_tables.join(table_players, table_players.c.table_id == game_tables.c.id)
         columns = (
             *game_tables.c,
@@ -118,7 +117,7 @@ class NotifyStorage:
             seen.add(row.id)
             out.append(
                 PlayerTable(
-                    table=_table(row),
+                    table=table_from_row(row),
                     seat=row.p_seat,
                     to_move=bool(row.p_to_move) and row.status == "running",
                     turn_since=row.p_turn_since,

@@ -57,6 +57,7 @@ from coffeetable.server.storage.records import (
     User,
     UserSession,
 )
+from coffeetable.server.storage.rows import table_from_row
 from coffeetable.server.storage.schema import (
     actions,
     friendships,
@@ -365,7 +366,7 @@ class SqlStorage(ChatSql, NotifyStorage):
                     ],
                 )
             await _sync_players(conn, table_id)
-        return _table(row)
+        return table_from_row(row)
 
     async def create_table(
         self,
@@ -423,7 +424,7 @@ class SqlStorage(ChatSql, NotifyStorage):
             else:
                 await sync_players(conn, table_id, seats)
                 await _sync_players(conn, table_id)
-                return _table(row)
+                return table_from_row(row)
         if keyed:  # another process made the table of this request just now
             assert created_by is not None and request_key is not None
             async with self._read() as conn:
@@ -437,7 +438,7 @@ class SqlStorage(ChatSql, NotifyStorage):
             row = (
                 await conn.execute(sa.select(game_tables).where(game_tables.c.id == table_id))
             ).first()
-        return None if row is None else _table(row)
+        return None if row is None else table_from_row(row)
 
     async def update_table(
         self,
@@ -468,7 +469,7 @@ class SqlStorage(ChatSql, NotifyStorage):
                 raise StaleRevisionError(table_id, expected_revision, actual)
             if "seats" in changes:
                 await sync_players(conn, table_id, changes["seats"])
-        return _table(row)
+        return table_from_row(row)
 
     async def table_revisions(self, table_ids: Iterable[str]) -> dict[str, int]:
         wanted = list(table_ids)
@@ -527,7 +528,7 @@ class SqlStorage(ChatSql, NotifyStorage):
         query = query.order_by(game_tables.c.created_at.desc(), game_tables.c.id.desc())
         async with self._read() as conn:
             rows = (await conn.execute(query.limit(limit))).all()
-        return [_table(row) for row in rows]
+        return [table_from_row(row) for row in rows]
 
     # --- actions ------------------------------------------------------------------------
     async def append_action(
@@ -1242,31 +1243,7 @@ async def _table_of_request(
             .values(request_key=None)
         )
     row = (await conn.execute(sa.select(game_tables).where(mine))).first()
-    return None if row is None else _table(row)
-
-
-def _table(row: sa.Row[Any]) -> GameTable:
-    return GameTable(
-        id=row.id,
-        game=row.game,
-        options=row.options,
-        seed=row.seed,
-        seats=tuple(Seat.from_json(seat) for seat in row.seats),
-        clock=row.clock,
-        rated=row.rated,
-        private=row.private,
-        invite_token=row.invite_token,
-        status=row.status,
-        version=row.version,
-        created_by=row.created_by,
-        created_at=row.created_at,
-        started_at=row.started_at,
-        finished_at=row.finished_at,
-        result=row.result,
-        revision=row.revision,
-        abandon_after=row.abandon_after,
-        abandonment=row.abandonment,
-    )
+    return None if row is None else table_from_row(row)
 
 
 def _action(row: sa.Row[Any]) -> StoredAction:
