@@ -477,3 +477,14 @@ def test_the_admin_cli_grants_and_revokes(server: ServerProcess) -> None:
     assert missing.returncode == 2 and "no account" in missing.stderr
     refused = admin("grant", guest.name)
     assert refused.returncode == 2 and "guest" in refused.stderr
+
+
+def test_ids_beyond_the_databases_integers_are_refused(server: ServerProcess) -> None:
+    """A report naming a line id no database integer can hold gets a clear error, not a 500;
+    so does an admin's report id."""
+    ana = Player(server).guest()
+    for line in (2**31, 2**63, 10**20):
+        r = ana.post("/api/reports", line=line, reason="x")
+        assert r.status_code == 422, (line, r.status_code, r.text)
+    r = ana.post(f"/api/admin/reports/{10**20}/handle")
+    assert r.status_code in (403, 422), r.text

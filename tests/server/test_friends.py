@@ -133,3 +133,30 @@ def test_a_block_ends_the_friendship_and_stops_requests_and_invitations(
     # lifted: they may be friends again
     assert bo.post(f"/api/users/{ana.name}/unblock").status_code == 200
     assert ana.post(f"/api/friends/{bo.name}").json()["state"] == "outgoing"
+
+
+def test_an_invitation_lapses_when_the_friendship_ends_or_the_inviter_leaves(
+    server: ServerProcess,
+) -> None:
+    """An invitation shares a private table's invite: it is shown only while the two are
+    friends and the inviter still sits at the table (or made it)."""
+    ana, bo, cy = (_registered(server, n) for n in ("Ana", "Bo", "Cy"))
+    for other in (bo, cy):
+        ana.post(f"/api/friends/{other.name}")
+        other.post(f"/api/friends/{ana.name}")
+    bo.post(f"/api/friends/{cy.name}")
+    cy.post(f"/api/friends/{bo.name}")
+    tid = ana.create(
+        "coffee-rush", [{"kind": "human"}, {"kind": "open"}, {"kind": "open"}], private=True
+    )["id"]
+    assert ana.post(f"/api/tables/{tid}/invite", name=bo.name).json() == {"invited": True}
+    assert [i["table"]["id"] for i in bo.http.get("/api/invitations").json()] == [tid]
+    assert ana.http.delete(f"/api/friends/{bo.name}").json() == {"removed": True}
+    assert bo.http.get("/api/invitations").json() == []
+    # Cy joins with Ana's invite, invites Bo (his friend), then leaves the table
+    invite = ana.http.get(f"/api/tables/{tid}").json()["invite"]
+    assert cy.post(f"/api/tables/{tid}/join", invite=invite).status_code == 200
+    assert cy.post(f"/api/tables/{tid}/invite", name=bo.name).json() == {"invited": True}
+    assert [i["table"]["id"] for i in bo.http.get("/api/invitations").json()] == [tid]
+    assert cy.post(f"/api/tables/{tid}/leave").status_code == 200
+    assert bo.http.get("/api/invitations").json() == []

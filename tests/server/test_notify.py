@@ -508,6 +508,9 @@ def test_bad_settings_are_refused_and_change_nothing(site: Site) -> None:
         ({"digest": "60"}, 422, "invalid"),
         ({"sound": "yes"}, 422, "invalid"),
         ({"unknown": 1}, 422, "invalid"),
+        # an address mail cannot carry as it is (SMTPUTF8 is not assumed): refused here, not
+        # left to stall the digests later
+        ({"email": "josé@example.org"}, 400, "invalid_email"),
     ]
     for body, status, code in bad:
         r = ana.post("/api/me/settings", **body)
@@ -523,6 +526,12 @@ def test_bad_settings_are_refused_and_change_nothing(site: Site) -> None:
     # other routes
     assert httpx.post(f"{server.url}/api/unsubscribe/one-click").status_code == 422
     assert httpx.post(f"{server.url}/api/unsubscribe", json={"token": ""}).status_code == 422
+    # digits that are not ASCII digits ("²".isdigit() is true) are no user id: refused, no 500
+    for token in ("u².AAAA", "u١٢.AAAA"):
+        r = httpx.post(f"{server.url}/api/unsubscribe", json={"token": token})
+        assert r.status_code in (400, 404), (token, r.status_code, r.text)
+        r = httpx.post(f"{server.url}/api/unsubscribe/one-click", params={"token": token})
+        assert r.status_code in (400, 404), (token, r.status_code, r.text)
     assert (
         httpx.get(f"{server.url}/api/presence", params={"users": ",".join("a" * 33)}).status_code
         == 400

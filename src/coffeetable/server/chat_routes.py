@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Query, Request
+from fastapi import Depends, FastAPI, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from coffeetable.server.chat import REPLAY_LINES
@@ -33,12 +33,19 @@ class RouteHelpers:
     too_many: Callable[[float, str], Exception]
 
 
+#: The largest id the id columns hold (INTEGER: 32 bits on PostgreSQL); a larger one is
+#: refused with 422, never sent to SQL.
+MAX_ID = 2**31 - 1
+
+
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
 class NewReport(_Body):
-    line: int | None = Field(default=None, ge=1, description="the reported chat line's id")
+    line: int | None = Field(
+        default=None, ge=1, le=MAX_ID, description="the reported chat line's id"
+    )
     name: str | None = Field(default=None, max_length=200, description="the reported player")
     reason: str = Field(min_length=1, max_length=4 * MAX_REASON_CHARS)
 
@@ -83,7 +90,13 @@ def add_chat_routes(app: FastAPI, helpers: RouteHelpers) -> None:
         return lists
 
     def _toggle(path: str, what: str, on: bool, doc: str) -> None:
-        async def route(name: str, request: Request, user: RequiredUser) -> dict[str, list[str]]:
+        async def route(
+            name: Annotated[str, Path(max_length=200)], request: Request, user: RequiredUser
+        ) -> dict[str, list[str]]:
+            # each change goes to every node: the same per-user limit as friend requests
+            wait = await node_of(request).friend_limits.check(f"user:{user.id}")
+            if wait is not None:
+                raise helpers.too_many(wait, "changes")
             moderation = node_of(request).moderation
             if what == "mute":
                 await moderation.set_muted(user, name, on)
@@ -96,7 +109,7 @@ def add_chat_routes(app: FastAPI, helpers: RouteHelpers) -> None:
         app.post(
             f"/api/users/{{name}}/{path}",
             tags=["moderation"],
-            responses=errors(400, 401, 404, changing=True),
+            responses=errors(400, 401, 404, 429, changing=True),
             name=path,
         )(route)
 
@@ -154,7 +167,9 @@ def add_chat_routes(app: FastAPI, helpers: RouteHelpers) -> None:
         tags=["admin"],
         responses=errors(401, 403, 404, changing=True),
     )
-    async def handle_report(report_id: int, request: Request, user: RequiredUser) -> dict[str, Any]:
+    async def handle_report(
+        report_id: Annotated[int, Path(ge=1, le=MAX_ID)], request: Request, user: RequiredUser
+    ) -> dict[str, Any]:
         """Mark a report handled. Admins only."""
         handled: dict[str, Any] = await node_of(request).moderation.handle(user, report_id)
         return handled

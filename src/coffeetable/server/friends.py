@@ -129,15 +129,19 @@ class FriendService:
     async def invitations(self, user: User) -> list[InvitationView]:
         """Open tables the user was invited to and does not sit at, newest first."""
         out = []
+        friends = {f.user_id for f in await self.storage.friends(user.id) if f.state == "friend"}
         for invitation in await self.storage.invitations(user.id):
+            inviter = invitation.from_user_id
+            if inviter not in friends:
+                continue  # no longer friends (a block ends it too): the invitation lapses
             try:
                 table = await self.lobby.get(invitation.table_id)
             except TableError:
                 continue
             if table.status != "open" or seat_of(table, user) is not None:
                 continue
-            if await self.storage.is_blocked(user.id, invitation.from_user_id):
-                continue  # blocked after inviting
+            if table.created_by != inviter and not any(s.user_id == inviter for s in table.seats):
+                continue  # the inviter left the table: it is not theirs to share any more
             out.append(InvitationView(table, invitation.from_name, invitation.created_at))
         return out
 

@@ -116,7 +116,11 @@ def check_unsubscribe_token(secret: str, token: str) -> int | None:
     if not isinstance(token, str) or len(token) > 100 or token.count(".") != 1:
         return None
     payload, _ = token.split(".")
-    if not payload.startswith("u") or not payload[1:].isdigit() or len(payload) > 15:
+    digits = payload[1:]
+    # ASCII digits only: "²".isdigit() is true, and int("²") fails
+    if not payload.startswith("u") or not (digits.isascii() and digits.isdigit()):
+        return None
+    if len(payload) > 15:
         return None
     if not hmac.compare_digest(unsubscribe_token(secret, int(payload[1:])), token):
         return None

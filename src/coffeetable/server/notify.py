@@ -56,7 +56,10 @@ PREFS: dict[str, Any] = {
 #: The digest intervals one may choose, in minutes.
 DIGEST_CHOICES = (5, 15, 60, 240, 1440)
 #: An e-mail address as accepted (the SMTP server has the last word).
-EMAIL = re.compile(r"^[^@\s<>\"',;]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9.-]{0,250}[A-Za-z0-9])?$")
+#: ASCII only: mail is sent without SMTPUTF8, so an address outside ASCII could not be carried.
+EMAIL = re.compile(
+    r"^[!#-'*+\-./0-9=?A-Z^-~]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9.-]{0,250}[A-Za-z0-9])?$"
+)
 MAX_EMAIL = 254
 #: Finished tables "my games" shows.
 RECENT_GAMES = 20
@@ -317,16 +320,18 @@ class Notifier:
                 await self.storage.finish_mail(batch, sent=True)  # nothing wanted any more
                 continue
             secret = await self.storage.site_secret("unsubscribe")
-            message = digest_message(
-                sender=self.mailer.sender,
-                to=settings.email,
-                name=user.name,
-                language=settings.language,
-                events=events,
-                public_url=self.public_url,
-                token=unsubscribe_token(secret, user_id),
-            )
             try:
+                # inside the try: a mail that cannot be written (an address stored before the
+                # rules were stricter) fails alone, never the whole pass
+                message = digest_message(
+                    sender=self.mailer.sender,
+                    to=settings.email,
+                    name=user.name,
+                    language=settings.language,
+                    events=events,
+                    public_url=self.public_url,
+                    token=unsubscribe_token(secret, user_id),
+                )
                 await self.mailer.send(message)
             except Exception as exc:
                 log.warning("mail to user %d failed: %s", user_id, exc)

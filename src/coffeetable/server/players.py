@@ -38,6 +38,10 @@ def solo_games() -> list[str]:
     return [name for name in game_names() if find_game(name).info.min_players == 1]
 
 
+#: How many rating changes a player's page shows per game (the latest).
+RATING_HISTORY = 200
+
+
 class PlayerPages:
     def __init__(self, storage: Storage, match: MatchService) -> None:
         self.storage = storage
@@ -57,7 +61,9 @@ class PlayerPages:
         for game in game_names():
             s = stats.get(game)
             rating = await self.storage.get_rating(user.id, game)
-            history = await self.storage.rating_history(user.id, game)
+            # the last changes only, and no private table's id (others could not open it)
+            history = (await self.storage.rating_history(user.id, game))[-RATING_HISTORY:]
+            private = await self.storage.private_table_ids(h.table_id for h in history)
             solo = game in solo_games()
             games.append(
                 {
@@ -79,7 +85,7 @@ class PlayerPages:
                     "rated_games": rating.games_played,
                     "rating_history": [
                         {
-                            "table": h.table_id,
+                            "table": None if h.table_id in private else h.table_id,
                             "before": round(h.before, 1),
                             "after": round(h.after, 1),
                             "at": h.created_at.isoformat(),

@@ -234,3 +234,10 @@ async def test_a_repeated_request_gets_the_same_table(
     later = await make_table(storage, "r6", created_by=ana.id, request_key="click-1")
     assert later.id == "r6" and (await storage.get_table("r1")) == first
     assert (await make_table(storage, "r7", created_by=ana.id, request_key="click-1")).id == "r6"
+
+
+async def test_private_table_ids(storage: SqlStorage) -> None:
+    await make_table(storage, "pub")
+    await make_table(storage, "priv", private=True, invite_token="tok")
+    assert await storage.private_table_ids(["pub", "priv", "nope"]) == {"priv"}
+    assert await storage.private_table_ids([]) == set()

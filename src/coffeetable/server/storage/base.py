@@ -222,6 +222,9 @@ class Storage(Protocol):
     async def rating_history(self, user_id: int, game: str) -> list[RatingChange]:
         """The user's rating changes in `game`, oldest first."""
 
+    async def private_table_ids(self, table_ids: Iterable[str]) -> set[str]:
+        """Those of `table_ids` that are private tables."""
+
     # --- friends and invitations --------------------------------------------------------
     async def request_friend(self, user_id: int, other_id: int) -> Friend:
         """`user_id` asks `other_id` to be friends, or accepts the other's request if there is
@@ -230,7 +233,8 @@ class Storage(Protocol):
 
     async def remove_friend(self, user_id: int, other_id: int) -> bool:
         """End a friendship, withdraw one's request or decline the other's, whichever there
-        is; False if there was none."""
+        is, and forget the invitations between the two; False if there was no friendship or
+        request."""
 
     async def friends(self, user_id: int) -> list[Friend]:
         """The user's friends and the requests either way, by name."""

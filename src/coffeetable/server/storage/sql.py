@@ -756,6 +756,17 @@ class SqlStorage(ChatSql, NotifyStorage):
             for row in rows
         ]
 
+    async def private_table_ids(self, table_ids: Iterable[str]) -> set[str]:
+        ids = list(dict.fromkeys(table_ids))
+        found: set[str] = set()
+        for start in range(0, len(ids), 500):  # a bounded IN list per statement
+            query = sa.select(game_tables.c.id).where(
+                game_tables.c.id.in_(ids[start : start + 500]), game_tables.c.private == sa.true()
+            )
+            async with self._read() as conn:
+                found |= {row.id for row in await conn.execute(query)}
+        return found
+
     async def rating_history(self, user_id: int, game: str) -> list[RatingChange]:
         query = (
             sa.select(rating_history)
@@ -819,8 +830,15 @@ class SqlStorage(ChatSql, NotifyStorage):
             sa.and_(f.from_id == user_id, f.to_id == other_id),
             sa.and_(f.from_id == other_id, f.to_id == user_id),
         )
+        i = invitations.c
+        between = sa.or_(
+            sa.and_(i.from_id == user_id, i.to_id == other_id),
+            sa.and_(i.from_id == other_id, i.to_id == user_id),
+        )
         async with self._write() as conn:
             result = await conn.execute(sa.delete(friendships).where(pair))
+            # the invitations between them lapse with the friendship
+            await conn.execute(sa.delete(invitations).where(between))
         return bool(result.rowcount)
 
     async def friends(self, user_id: int) -> list[Friend]:

@@ -50,7 +50,7 @@ function gameCard(g) {
     h("p", {}, h("span", { class: "rating-big", "data-rating": g.game }, String(g.rating)), " ", h("span", { class: "muted" }, tn("profile.games", g.rated_games))),
     g.rating_history.length ? chart(g.rating_history) : h("p", { class: "muted" }, t("profile.no_history")),
     g.rating_history.length ? h("ol", { class: "history" }, g.rating_history.slice(-10).reverse().map((x) => h("li", {},
-      h("a", { href: `#/replay/${x.table}` }, day(x.at)), " ",
+      x.table ? h("a", { href: `#/replay/${x.table}` }, day(x.at)) : h("span", {}, day(x.at)), " ",
       `${x.before} → ${x.after} (${x.after >= x.before ? "+" : ""}${Math.round((x.after - x.before) * 10) / 10})`))) : null);
 }
 
