@@ -856,7 +856,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await node.match.learn_names(table.seats, table.created_by)
         # the lobby's chat: who is here (their chat lines; whose lines they do not get)
         token = ws.cookies.get(auth.SESSION_COOKIE)
-        user = await _user_from_token(ws.app.state.storage, token)
+        user = await auth.user_of_token(ws.app.state.storage, token)
         bucket = auth.RateLimiter(settings.message_rate, settings.message_burst)
 
         def reply(message: dict[str, Any]) -> None:  # through the queue: one sender
@@ -881,7 +881,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     if isinstance(parsed, Chat):
                         # the session may have ended since the socket opened (a logout, a
                         # suspension): the lobby socket is not closed then, so ask again
-                        now = await _user_from_token(node.storage, token)
+                        now = await auth.user_of_token(node.storage, token)
                         speaker = now if user is not None and now is not None else None
                         await node.chat.say_in_lobby(speaker, parsed)
                     elif isinstance(parsed, Ping):
@@ -923,7 +923,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         node: Node = ws.app.state.node
         svc = node.match
         token = ws.cookies.get(auth.SESSION_COOKIE)
-        user = await _user_from_token(ws.app.state.storage, token)
+        user = await auth.user_of_token(ws.app.state.storage, token)
         try:
             live = await svc.live(table_id)
         except TableError as exc:
@@ -1085,7 +1085,7 @@ def _binary_refused() -> dict[str, Any]:
 async def current_user(request: Request) -> User | None:
     """The logged-in user of the request's session cookie, if any."""
     token = request.cookies.get(auth.SESSION_COOKIE)
-    return await _user_from_token(request.app.state.storage, token)
+    return await auth.user_of_token(request.app.state.storage, token)
 
 
 async def require_user(user: Annotated[User | None, Depends(current_user)]) -> User:
@@ -1107,16 +1107,6 @@ async def rate_limited(request: Request) -> None:
 def _check_game(game: str) -> None:
     if game not in game_names():
         raise ApiError(404, "unknown_game", f"unknown game {game!r}")
-
-
-async def _user_from_token(storage: Storage, token: str | None) -> User | None:
-    if not token or len(token) > 200:
-        return None
-    session = await storage.get_session(auth.token_hash(token))
-    if session is None:
-        return None
-    user = await storage.get_user(session.user_id)
-    return None if user is None or user.suspended else user
 
 
 def user_json(user: User) -> dict[str, Any]:

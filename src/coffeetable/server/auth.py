@@ -25,10 +25,13 @@ import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import Argon2Error
+
+if TYPE_CHECKING:  # (types only: auth needs no storage to run)
+    from coffeetable.server.storage import Storage, User
 
 #: The rules a name or a password can break: the `code` of an AuthError (and the `rule` of
 #: the server's 400 answer), for clients that say which rule in the user's language.
@@ -604,3 +607,15 @@ class RateLimiter:
             if now - then < self._refill_time:
                 break  # the rest were used later still
             del self._buckets[key]
+
+
+async def user_of_token(storage: Storage, token: str | None) -> User | None:
+    """The user of a session cookie's token: None for no token, an unknown or expired
+    session, or a suspended account (every route and socket asks this)."""
+    if not token or len(token) > 200:
+        return None
+    session = await storage.get_session(token_hash(token))
+    if session is None:
+        return None
+    user = await storage.get_user(session.user_id)
+    return None if user is None or user.suspended else user

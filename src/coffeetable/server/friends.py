@@ -16,7 +16,7 @@ from coffeetable.server.livetable import TableError, seat_of
 from coffeetable.server.lobby import LobbyService
 from coffeetable.server.storage import Friend, GameTable, NotFoundError, Storage, User
 
-#: How many friends and requests (either way) a user may have at once.
+#: How many friends and requests of their own a user may have at once.
 MAX_FRIENDS = 500
 
 
@@ -86,7 +86,9 @@ class FriendService:
         other = await self._other(user, name)
         await self._refuse_blocked(user, other)
         mine = await self.storage.friends(user.id)
-        if not any(f.user_id == other.id for f in mine) and len(mine) >= MAX_FRIENDS:
+        # requests made to you do not count: strangers cannot fill your list for you
+        own = [f for f in mine if f.state != "incoming"]
+        if not any(f.user_id == other.id for f in mine) and len(own) >= MAX_FRIENDS:
             raise TableError(409, "too_many_friends", f"at most {MAX_FRIENDS} friends and requests")
         try:
             friend = await self.storage.request_friend(user.id, other.id)

@@ -64,15 +64,10 @@ class Unsubscribe(BaseModel):
     token: str = Field(min_length=1, max_length=100)
 
 
-async def _user_of(storage: Storage, token: str | None) -> User | None:
-    if not token or len(token) > 200:
-        return None
-    session = await storage.get_session(auth.token_hash(token))
-    return None if session is None else await storage.get_user(session.user_id)
-
-
 async def _me(request: Request) -> User:
-    user = await _user_of(request.app.state.storage, request.cookies.get(auth.SESSION_COOKIE))
+    user = await auth.user_of_token(
+        request.app.state.storage, request.cookies.get(auth.SESSION_COOKIE)
+    )
     if user is None:
         raise TableError(401, "login", "log in or play as a guest first")
     return user
@@ -219,7 +214,7 @@ def install(app: FastAPI, errors: Errors) -> None:
         node = node_of(ws)
         channels = node.channels
         token = ws.cookies.get(auth.SESSION_COOKIE)
-        user = await _user_of(node.storage, token)
+        user = await auth.user_of_token(node.storage, token)
         await ws.accept()
         channel = Channel(user=user)
         hidden = ws.query_params.get("hidden") == "1"
