@@ -5,6 +5,7 @@ changes nothing."""
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 import pytest
@@ -43,6 +44,10 @@ def _play_until(socks: list[Socket], rng: random.Random, done: Any) -> None:
         if done(view):
             return
         mover = next(s for s in socks if s.seat in view["current_seats"])
+        # the mover's own socket may not have the latest update yet (a busy machine)
+        deadline = time.monotonic() + 10
+        while mover.version != socks[0].version and time.monotonic() < deadline:
+            mover.drain(0.05)
         mover.act(rng.choice(mover.legal))
         assert _reply(mover)["type"] == "update"
     pytest.fail("the game never got there")

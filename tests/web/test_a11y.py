@@ -83,6 +83,12 @@ def audit(page: Any, axe: Path, name: str) -> list[str]:
 
 def settle(page: Any) -> None:
     page.wait_for_timeout(400)  # the last redraw after the data came
+    # and no move shown moving (js/motion.js): colours are measured at rest, not mid-fade
+    page.wait_for_function(
+        "document.getAnimations().every((a) => !String(a.id).startsWith('motion-')"
+        " || a.playState !== 'running') && !document.querySelector('.motion-ghost')",
+        timeout=10_000,
+    )
 
 
 def test_axe_finds_no_serious_violation_on_any_page(
