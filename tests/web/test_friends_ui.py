@@ -74,6 +74,7 @@ def test_friends_invitations_and_the_lobby_filter(
         # friend sits (the private one is not listed in the lobby at all)
         bo.goto("#/")
         bo.page.wait_for_selector(f"[data-invitation='{public}']")
+        bo.page.wait_for_function("document.querySelectorAll('#invitations li').length === 2")
         assert [
             bo.page.get_attribute(f"#invitations li >> nth={i}", "data-invitation") for i in (0, 1)
         ] == [private, public]

@@ -946,16 +946,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await node.abandon.seen(live, client)  # a player who connects is back
         if user is not None:
             await node.chat.watch(user.id)  # whose chat lines this user does not get
-        live.clients.add(client)  # (first: a line said meanwhile comes live, not lost)
         try:  # the first snapshot carries the chat's last lines
             history: list[dict[str, Any]] | None = await node.chat.history(table_id, user)
         except Exception:  # the chat is not worth the game: a failed read leaves it out
             log.exception("could not read the chat of table %s", table_id)
             history = None
+        # joined and sent with no await between: no move's update can come before the
+        # snapshot it follows
+        live.clients.add(client)
         first = svc.snapshot(live, client)
         if history is not None:
             first["chat"] = history
         client.send(first)
+        if history is not None:
+            # a line said while the history was read: sent now (a client keeps one copy of a
+            # line it gets twice, by its id)
+            seen = max((line["id"] for line in history), default=0)
+            with contextlib.suppress(Exception):
+                for line in await node.chat.history(table_id, user):
+                    if line["id"] > seen:
+                        client.send({"type": "chat", "line": line})
         bucket = auth.RateLimiter(settings.message_rate, settings.message_burst)
 
         async def receive() -> None:
