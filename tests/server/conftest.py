@@ -4,9 +4,11 @@ the tests of a module; clients talk to it over real sockets (tests/server/live.p
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,13 +33,12 @@ def _drop_schema(base: str, url: str) -> None:
     asyncio.run(drop_postgres_schema(base, url))
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def server(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServerProcess]:
-    folder = tmp_path_factory.mktemp("server")
+@contextlib.contextmanager
+def serve_on(backend: str, folder: Path, **options: Any) -> Iterator[ServerProcess]:
+    """A real server on `backend` ("sqlite": a file in `folder`; "postgresql": a fresh schema,
+    dropped afterwards), with `ServerProcess` options; it must never log a traceback."""
     base = ""
-    if request.param == "sqlite":
+    if backend == "sqlite":
         db_url = f"sqlite:///{folder / 'coffeetable.db'}"
     else:
         url, base, reason = _postgres_schema_url()
@@ -47,7 +48,7 @@ def server(
                 pytest.fail(f"{message}, and {REQUIRE_ENV}=1 requires it")
             pytest.skip(f"{message}; set {POSTGRES_ENV} to a server URL to run these tests")
         db_url = url
-    proc = ServerProcess(db_url, Path(folder) / "server.log")
+    proc = ServerProcess(db_url, Path(folder) / "server.log", **options)
     proc.start()
     try:
         yield proc
@@ -58,3 +59,11 @@ def server(
             _drop_schema(base, db_url)
         # the server must never have crashed or logged a traceback from a client's input
         assert "Traceback" not in log, log[-5000:]
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    with serve_on(request.param, tmp_path_factory.mktemp("server")) as proc:
+        yield proc

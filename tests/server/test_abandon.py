@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import random
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.server.conftest import REQUIRE_ENV, _drop_schema, _postgres_schema_url
+from tests.server.conftest import serve_on
 from tests.server.live import Player, ServerProcess, Socket, play_out
 
 pytestmark = pytest.mark.server
@@ -28,29 +26,9 @@ LIMIT = 2
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ServerProcess]:
-    folder = tmp_path_factory.mktemp("abandon")
-    base = ""
-    if request.param == "sqlite":
-        db_url = f"sqlite:///{folder / 'coffeetable.db'}"
-    else:
-        url, base, reason = _postgres_schema_url()
-        if url is None:
-            if os.environ.get(REQUIRE_ENV) == "1":
-                pytest.fail(f"PostgreSQL is not reachable ({reason}), and {REQUIRE_ENV}=1")
-            pytest.skip(f"PostgreSQL is not reachable ({reason})")
-        db_url = url
-    proc = ServerProcess(
-        db_url, Path(folder) / "server.log", extra_env={"COFFEETABLE_ABANDON_MINIMUM": "1"}
-    )
-    proc.start()
-    try:
+    extra_env = {"COFFEETABLE_ABANDON_MINIMUM": "1"}
+    with serve_on(request.param, tmp_path_factory.mktemp("abandon"), extra_env=extra_env) as proc:
         yield proc
-    finally:
-        proc.stop()
-        log = proc.log_text()
-        if base:
-            _drop_schema(base, db_url)
-        assert "Traceback" not in log, log[-5000:]
 
 
 def _register(server: ServerProcess, stem: str) -> Player:
