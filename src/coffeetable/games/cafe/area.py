@@ -7,7 +7,9 @@ cards are only ever placed on top, so a covered cell can never matter again.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
+from typing import Any
 
 from coffeetable.games.cafe.deck import (
     BEAN_LIKE,
@@ -46,6 +48,21 @@ def rotated_cells(rotation: int) -> tuple[tuple[int, int, int, int], ...]:
 ROTATIONS = tuple(rotated_cells(k) for k in range(4))
 #: Footprint offsets per rotation (rotations 0/2 and 1/3 share a footprint).
 FOOTPRINTS = tuple(tuple((dr, dc) for dr, dc, _, _ in cells) for cells in ROTATIONS)
+#: Per footprint shape (0: rotations 0/2, 1: rotations 1/3): its offsets, and the bounds its
+#: top-left (row, col) must keep for the footprint to stay inside the playable grid.
+_SHAPES = tuple(
+    (
+        shape,
+        FOOTPRINTS[shape],
+        (-COORD_LIMIT, COORD_LIMIT - (ROWS, COLS)[shape]),
+        (-COORD_LIMIT, COORD_LIMIT - (COLS, ROWS)[shape]),
+    )
+    for shape in (0, 1)
+)
+#: `BusinessArea._cover` packs a footprint's coverage as COVERED * visible cells + cups, so a
+#: footprint that covers 2-4 visible cells has a packed value in [_FITS_LO, _FITS_HI).
+COVERED = 16
+_FITS_LO, _FITS_HI = 2 * COVERED, 5 * COVERED
 
 
 #: Action families: cells of one family that touch orthogonally form one group.
@@ -85,10 +102,21 @@ class Placement:
 class BusinessArea:
     """Mutable; `copy()` is cheap (cells are immutable specs, cubes are small tuples). The
     cells, shop cells and placed cards change only when a card is placed, so a copy shares
-    them with its original until either places a card (copy on write)."""
+    them with its original until either places a card (copy on write).
+
+    Placement bookkeeping is incremental: `_cover` holds, for every footprint (shape, row,
+    col) that touches a visible cell, how many visible cells and cups it covers (packed, see
+    COVERED); `_fits` lists in order the footprints inside the grid that cover 2-4 visible
+    cells, and `_fit_places` their (row, col, rotation) pairs, two per footprint. Each cell
+    put on top updates the 12 footprints containing it, so listing the legal placements
+    never scans the area. `memo` holds what the game layer derives from the cells alone
+    (cached until the next placement, shared with copies)."""
 
     __slots__ = (
         "_colours",
+        "_cover",
+        "_fit_places",
+        "_fits",
         "_groups",
         "_kinds",
         "_layout",
@@ -96,6 +124,7 @@ class BusinessArea:
         "cards",
         "cubes",
         "cups",
+        "memo",
         "ships",
         "shop_at",
         "shops",
@@ -114,7 +143,11 @@ class BusinessArea:
         self._kinds: dict[CellKind, list[Pos]] | None = None
         self._colours: dict[CellKind, tuple[int, int, int, int]] = {}
         self._layout: tuple[tuple[str, int, int, int], ...] | None = None
-        self._owner = True  # top, shop_at and cards are this area's own (not shared)
+        self._cover: dict[tuple[int, int, int], int] = {}
+        self._fits: list[tuple[int, int, int]] = []
+        self._fit_places: list[tuple[int, int, int]] = []
+        self.memo: dict[Any, Any] = {}
+        self._owner = True  # top, shop_at, cards and the placement bookkeeping are its own
 
     def copy(self) -> BusinessArea:
         new = BusinessArea.__new__(BusinessArea)
@@ -130,14 +163,22 @@ class BusinessArea:
         new._kinds = self._kinds
         new._colours = self._colours
         new._layout = self._layout
+        new._cover = self._cover
+        new._fits = self._fits
+        new._fit_places = self._fit_places
+        new.memo = self.memo
         return new
 
     def _own(self) -> None:
-        """Make the cells, shop cells and cards this area's own before they change."""
+        """Make the cells, shop cells, cards and placement bookkeeping this area's own
+        before they change."""
         if not self._owner:
             self.top = self.top.copy()
             self.shop_at = self.shop_at.copy()
             self.cards = self.cards.copy()
+            self._cover = self._cover.copy()
+            self._fits = self._fits.copy()
+            self._fit_places = self._fit_places.copy()
             self._owner = True
 
     def add_card(self, placement: Placement) -> None:
@@ -163,6 +204,12 @@ class BusinessArea:
     def set_cell(self, pos: Pos, cell: CellSpec, shop_id: int = -1) -> None:
         """Put a cell on top at `pos`; a shop cell belongs to area shop `shop_id`."""
         self._own()
+        old = self.top.get(pos)
+        delta = (cell.kind is CellKind.CUP) - (old is not None and old.kind is CellKind.CUP)
+        if old is None:
+            delta += COVERED
+        if delta:
+            self._count(pos, delta)
         self.top[pos] = cell
         if shop_id >= 0:
             self.shop_at[pos] = shop_id
@@ -171,6 +218,30 @@ class BusinessArea:
         self._groups = None
         self._kinds = None
         self._colours = {}
+        self.memo = {}  # a new dict: a copy may share the old one
+
+    def _count(self, pos: Pos, delta: int) -> None:
+        """Add `delta` (packed as in `_cover`) to every footprint containing `pos`, keeping
+        `_fits` and `_fit_places` in order (shape, row, column)."""
+        r, c = pos
+        cover, fits, places = self._cover, self._fits, self._fit_places
+        for shape, offsets, (rlo, rhi), (clo, chi) in _SHAPES:
+            for dr, dc in offsets:
+                key = (shape, r - dr, c - dc)
+                before = cover.get(key, 0)
+                after = cover[key] = before + delta
+                fits_before = _FITS_LO <= before < _FITS_HI
+                if fits_before == (_FITS_LO <= after < _FITS_HI):
+                    continue
+                if not (rlo <= key[1] <= rhi and clo <= key[2] <= chi):
+                    continue
+                i = bisect_left(fits, key)
+                if fits_before:
+                    del fits[i]
+                    del places[2 * i : 2 * i + 2]
+                else:
+                    fits.insert(i, key)
+                    places[2 * i : 2 * i] = ((key[1], key[2], shape), (key[1], key[2], shape + 2))
 
     def recount(self) -> None:
         kinds = [cell.kind for cell in self.top.values()]
@@ -183,66 +254,23 @@ class BusinessArea:
     # --- placement ------------------------------------------------------------------------
     def placement_coverage(self, row: int, col: int, rotation: int) -> tuple[int, int]:
         """(visible cells covered, visible cups covered) by a card placed there."""
-        covered = cups = 0
-        top = self.top
-        for dr, dc in FOOTPRINTS[rotation]:
-            cell = top.get((row + dr, col + dc))
-            if cell is not None:
-                covered += 1
-                if cell.kind is CellKind.CUP:
-                    cups += 1
-        return covered, cups
+        return divmod(self._cover.get((rotation % 2, row, col), 0), COVERED)
 
     def legal_placements(self, card: CardSpec) -> list[tuple[int, int, int]]:
         """Every (row, col, rotation) where the card covers 2-4 visible cells and at least
         one cup stays visible afterwards, in a fixed order (footprint shape, row, column).
 
-        Counts covered cells (and cups) with 2-D prefix sums over the bounding box grown by
-        the card's size, so each candidate position costs a few lookups."""
-        if not self.top:
-            return []
-        rows = [r for r, _ in self.top]
-        cols = [c for _, c in self.top]
-        pad = COLS  # a footprint reaching the area has its top-left at most 2 cells outside
-        r0, c0 = min(rows) - pad, min(cols) - pad
-        height, width = max(rows) - r0 + 1 + pad, max(cols) - c0 + 1 + pad
-        card_has_cup = card.has_cup
-        occ = [[0] * (width + 1) for _ in range(height + 1)]
-        cup = [[0] * (width + 1) for _ in range(height + 1)]
-        cup_kind = CellKind.CUP
-        for (r, c), cell in self.top.items():
-            occ[r - r0 + 1][c - c0 + 1] = 1
-            if cell.kind is cup_kind:
-                cup[r - r0 + 1][c - c0 + 1] = 1
-        for grid in (occ,) if card_has_cup else (occ, cup):
-            for i in range(1, height + 1):
-                row, above = grid[i], grid[i - 1]
-                run = 0
-                for j in range(1, width + 1):
-                    run += row[j]
-                    row[j] = above[j] + run
-        cups_now = self.cups
-        lo, hi = -COORD_LIMIT, COORD_LIMIT
+        Read from the incremental bookkeeping (`_fits`): a card with a cup, or an area
+        showing more cups than a card can cover, takes every footprint that fits; otherwise
+        those covering every visible cup are left out."""
+        cups = self.cups
+        if card.has_cup or cups > 4:
+            return self._fit_places.copy()
+        cover, places = self._cover, self._fit_places
         out: list[tuple[int, int, int]] = []
-        for shape, (h, w) in ((0, (ROWS, COLS)), (1, (COLS, ROWS))):
-            for i in range(height - h + 1):
-                top_occ, bottom_occ = occ[i], occ[i + h]
-                top_cup, bottom_cup = cup[i], cup[i + h]
-                r = i + r0
-                if r < lo or r + h > hi:
-                    continue
-                for j in range(width - w + 1):
-                    covered = bottom_occ[j + w] - top_occ[j + w] - bottom_occ[j] + top_occ[j]
-                    if covered < 2 or covered > 4:
-                        continue
-                    if not card_has_cup:
-                        cups = bottom_cup[j + w] - top_cup[j + w] - bottom_cup[j] + top_cup[j]
-                        if cups >= cups_now:
-                            continue
-                    c = j + c0
-                    if lo <= c and c + w <= hi:
-                        out.append((r, c, shape))
-                        out.append((r, c, shape + 2))
+        for i, key in enumerate(self._fits):
+            if cover[key] % COVERED < cups:
+                out += places[2 * i : 2 * i + 2]
         return out
 
     def placement_is_legal(self, card: CardSpec, row: int, col: int, rotation: int) -> bool:
@@ -325,6 +353,20 @@ class BusinessArea:
                 for pos in group:
                     out[pos] = group
         return out
+
+    def bean_groups(self) -> list[tuple[Pos, tuple[tuple[Pos, int], ...]]]:
+        """The bean-like action groups in order of their first cell: (first cell, the
+        group's cells with their printed colour, -1 for a supply cell). Cached until the next
+        placement."""
+        known = self.memo.get("bean_groups")
+        if known is None:
+            top = self.top
+            known = self.memo["bean_groups"] = sorted(
+                (group[0], tuple((pos, top[pos].colour) for pos in group))
+                for pos, group in self.groups().items()
+                if pos == group[0] and top[pos].kind in BEAN_LIKE
+            )
+        return known
 
     # --- queries --------------------------------------------------------------------------
     def cells_of(self, kind: CellKind) -> list[Pos]:

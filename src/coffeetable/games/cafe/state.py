@@ -8,11 +8,11 @@ See docs/cafe-rules.md for the rules and rulings this implements.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import combinations_with_replacement
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.game import Action, ScoreBreakdown, Shuffler, State
@@ -223,11 +223,9 @@ class CafeState(State):
         if player.stage is Stage.ACT:
             return self._legal_steps(player)  # type: ignore[return-value]
         if player.stage is Stage.PLACE and player.hand is not None:
-            cache = _PLACES
-            return [
-                cache.get(p) or _place(p)
-                for p in player.area.legal_placements(self.card(player.hand))
-            ]
+            return list(
+                map(_PLACES.__getitem__, player.area.legal_placements(self.card(player.hand)))
+            )
         return []
 
     def search_actions(self, seat: int) -> list[Action]:
@@ -425,8 +423,8 @@ class CafeState(State):
         ships = [pos for pos in area.cells_of(CellKind.SHIP) if pos not in area.cubes]
         for colour in range(4):
             if warehouse[colour] > 0:
-                out.append(_interned(Bid, colour))
-                out.extend(_interned(Bid, colour, ship) for ship in ships)
+                out.append(_BIDS[colour, None])
+                out.extend(_BIDS[colour, ship] for ship in ships)
         return out
 
     def _apply_bid(self, seat: int, action: Bid) -> None:
@@ -527,31 +525,26 @@ class CafeState(State):
         if loaded_roasts and (player.ap > 0 or player.open_kind is OpenKind.DELIVER):
             for pos in loaded_roasts:
                 steps.extend(self._deliveries(player, pos))
-        steps.extend(_interned(Clear, pos) for pos in clearable)
+        steps.extend(map(_CLEARS.__getitem__, clearable))
         steps.append(_END)
         return steps
 
     def _produces(self, player: PlayerState) -> list[Produce]:
-        """One Produce per bean group in which at least one cell would receive a cube."""
+        """One Produce per bean group in which at least one cell would receive a cube: in
+        order of the first such cell, or of the groups' first cells in an area with bonus or
+        supply cells."""
         area = player.area
-        seen: set[tuple[Pos, ...]] = set()
-        out: list[Produce] = []
-        groups, top, cubes, supply = area.groups(), area.top, area.cubes, self.supply
+        found: list[tuple[Pos, Pos]] = []  # (first cell that would receive a cube, group)
+        cubes, supply = area.cubes, self.supply
         any_supply = any(supply)
-        extra = area.cells_of(CellKind.BONUS) or area.cells_of(CellKind.SUPPLY)
-        for kind in (CellKind.BEAN, CellKind.BONUS, CellKind.SUPPLY) if extra else (CellKind.BEAN,):
-            for pos in area.cells_of(kind):
-                if pos in cubes:
-                    continue
-                if not (any_supply if kind is CellKind.SUPPLY else supply[top[pos].colour]):
-                    continue
-                group = groups[pos]
-                if group not in seen:
-                    seen.add(group)
-                    out.append(_interned(Produce, group[0]))
-        if extra and len(out) > 1:  # groups in order of their first cell
-            out.sort(key=lambda a: a.at)
-        return out
+        for anchor, cells in area.bean_groups():
+            for pos, colour in cells:
+                if pos not in cubes and (supply[colour] if colour >= 0 else any_supply):
+                    found.append((pos, anchor))
+                    break
+        if len(found) > 1 and not (area.cells_of(CellKind.BONUS) or area.cells_of(CellKind.SUPPLY)):
+            found.sort()
+        return [_PRODUCES[anchor] for _, anchor in found]
 
     def _supply_choice_pending(self, player: PlayerState) -> bool:
         return bool(player.pending_supply) and any(self.supply)
@@ -573,12 +566,10 @@ class CafeState(State):
                     cell.kind in (CellKind.BEAN, CellKind.BONUS)
                     and player.pending_fill[cell.colour]
                 ):
-                    out.append(_interned(Fill, pos))
+                    out.append(_FILLS[pos, -1])
         if self._supply_choice_pending(player):
             for pos in player.pending_supply:
-                out.extend(
-                    _interned(Fill, pos, colour) for colour in range(4) if self.supply[colour]
-                )
+                out.extend(_FILLS[pos, colour] for colour in range(4) if self.supply[colour])
         return out
 
     def _transfers(
@@ -593,7 +584,7 @@ class CafeState(State):
         several source cells for a colour, each may also be named alone ('from')."""
         area = player.area
         cubes = area.cubes
-        cls: type[Dry | Roast] = Dry if kind is OpenKind.DRY else Roast
+        made = _DRIES if kind is OpenKind.DRY else _ROASTS
         target_kind = CellKind.DRY if kind is OpenKind.DRY else CellKind.ROAST
         can_start = player.ap > 0
         open_here = player.open_kind is kind
@@ -609,29 +600,27 @@ class CafeState(State):
                         and not (player.open_colours >> colour & 1)
                     )
                     if free or can_start:
-                        out.append(_interned(cls, pos, colour))
+                        out.append(made[pos, colour, None])
                         if len(srcs) > 1:
-                            out.extend(_interned(cls, pos, colour, s) for s in srcs)
+                            out.extend(made[pos, colour, s] for s in srcs)
             elif in_open and pos in player.open_cells and held[0] in sources:
                 srcs = sources[held[0]]
-                out.append(_interned(cls, pos, held[0]))
+                out.append(made[pos, held[0], None])
                 if len(srcs) > 1:
-                    out.extend(_interned(cls, pos, held[0], s) for s in srcs)
+                    out.extend(made[pos, held[0], s] for s in srcs)
 
     def _deliveries(self, player: PlayerState, roast: Pos) -> list[CafeAction]:
         area = player.area
         colour = area.cubes[roast][0]
         out: list[CafeAction] = [
-            _interned(Deliver, roast, shop.anchor)
-            for shop in player.area.shops
-            if shop.needs(colour) > 0
+            _DELIVERS[roast, shop.anchor] for shop in player.area.shops if shop.needs(colour) > 0
         ]
         out.extend(
-            _interned(Deliver, roast, pos)
+            _DELIVERS[roast, pos]
             for pos in area.cells_of(CellKind.ESPRESSO)
             if pos not in area.cubes
         )
-        out.append(_interned(Deliver, roast, None))
+        out.append(_DELIVERS[roast, None])
         return out
 
     def transfer_costs_ap(self, player: PlayerState, action: Dry | Roast) -> bool:
@@ -956,14 +945,33 @@ class CafeState(State):
 _END = End()
 _PASS = Pass()
 _BID_DONE = BidDone()
-# Legal-action listings build the same few hundred action objects over and over (in search
-# and playouts): intern them, since constructing a frozen dataclass costs more than a lookup.
-_INTERNED: dict[tuple[Any, ...], CafeAction] = {}
+K = TypeVar("K", bound=Hashable)
+A = TypeVar("A", bound=CafeAction)
 
 
-# Placements are listed by the hundred on the hottest path: they get their own cache keyed
-# by the (row, col, rotation) tuple the area already made (7x faster than _interned).
-_PLACES: dict[tuple[int, int, int], Place] = {}
+class _Interned(dict[K, A]):
+    """Legal-action listings build the same few hundred action objects over and over (in
+    search and playouts): each kind is interned by its fields, made on first use, since a
+    frozen dataclass costs more to build than a lookup (and `map(cache.__getitem__, keys)`
+    looks many up in C: placements are listed by the hundred)."""
+
+    def __init__(self, make: Callable[[K], A]) -> None:
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key: K) -> A:
+        action = self[key] = self.make(key)
+        return action
+
+
+_PLACES: _Interned[tuple[int, int, int], Place] = _Interned(lambda k: Place(*k))
+_PRODUCES: _Interned[Pos, Produce] = _Interned(Produce)
+_CLEARS: _Interned[Pos, Clear] = _Interned(Clear)
+_FILLS: _Interned[tuple[Pos, int], Fill] = _Interned(lambda k: Fill(*k))
+_DRIES: _Interned[tuple[Pos, int, Pos | None], Dry] = _Interned(lambda k: Dry(*k))
+_ROASTS: _Interned[tuple[Pos, int, Pos | None], Roast] = _Interned(lambda k: Roast(*k))
+_DELIVERS: _Interned[tuple[Pos, Pos | None], Deliver] = _Interned(lambda k: Deliver(*k))
+_BIDS: _Interned[tuple[int, Pos | None], Bid] = _Interned(lambda k: Bid(*k))
 
 
 #: The cells a Dry or a Roast takes its cubes from (`_source_cells`, `_open_action_continues`).
@@ -989,19 +997,6 @@ def _player_key(p: PlayerState) -> Hashable:
         frozenset(area.cubes.items()),
         tuple([(shop.cubes, shop.available) for shop in area.shops]),
     )
-
-
-def _place(key: tuple[int, int, int]) -> Place:
-    action = _PLACES[key] = Place(*key)
-    return action
-
-
-def _interned(cls: type[CafeAction], *args: Any) -> Any:
-    key = (cls, *args)
-    action = _INTERNED.get(key)
-    if action is None:
-        action = _INTERNED[key] = cls(*args)
-    return action
 
 
 def _source_cells(area: BusinessArea, action: Dry | Roast) -> list[Pos]:
