@@ -7,8 +7,8 @@ cards are only ever placed on top, so a covered cell can never matter again.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from coffeetable.games.cafe.deck import (
@@ -48,21 +48,43 @@ def rotated_cells(rotation: int) -> tuple[tuple[int, int, int, int], ...]:
 ROTATIONS = tuple(rotated_cells(k) for k in range(4))
 #: Footprint offsets per rotation (rotations 0/2 and 1/3 share a footprint).
 FOOTPRINTS = tuple(tuple((dr, dc) for dr, dc, _, _ in cells) for cells in ROTATIONS)
-#: Per footprint shape (0: rotations 0/2, 1: rotations 1/3): its offsets, and the bounds its
-#: top-left (row, col) must keep for the footprint to stay inside the playable grid.
-_SHAPES = tuple(
-    (
-        shape,
-        FOOTPRINTS[shape],
-        (-COORD_LIMIT, COORD_LIMIT - (ROWS, COLS)[shape]),
-        (-COORD_LIMIT, COORD_LIMIT - (COLS, ROWS)[shape]),
-    )
+#: Footprints are numbered for the placement bookkeeping: footprint (shape, row, col), shape
+#: 0 for rotations 0/2 and 1 for 1/3, (row, col) its top-left cell, is number
+#: shape * _SPAN**2 + (row + _OFF) * _SPAN + (col + _OFF). Every footprint that can cover a
+#: cell of the grid has a number (its top-left lies at most 2 cells above or left of it).
+_OFF = COORD_LIMIT + COLS - 1
+_SPAN = COORD_LIMIT + _OFF
+_FOOTPRINTS = 2 * _SPAN * _SPAN
+#: Per shape, the numbers to subtract from a cell's own number (shape 0's numbering) to get
+#: the footprints of that shape containing it.
+_CONTAINING = tuple(
+    tuple(dr * _SPAN + dc - shape * _SPAN * _SPAN for dr, dc in FOOTPRINTS[shape])
     for shape in (0, 1)
+)
+_CONTAINING_ALL = _CONTAINING[0] + _CONTAINING[1]
+#: Per footprint number: its two placements (row, col, rotation), or None when it does not
+#: lie inside the playable grid.
+_PAIRS: tuple[tuple[tuple[int, int, int], tuple[int, int, int]] | None, ...] = tuple(
+    ((r, c, shape), (r, c, shape + 2))
+    if r + (ROWS, COLS)[shape] <= COORD_LIMIT
+    and c + (COLS, ROWS)[shape] <= COORD_LIMIT
+    and min(r, c) >= -COORD_LIMIT
+    else None
+    for shape in (0, 1)
+    for r in range(-_OFF, COORD_LIMIT)
+    for c in range(-_OFF, COORD_LIMIT)
 )
 #: `BusinessArea._cover` packs a footprint's coverage as COVERED * visible cells + cups, so a
 #: footprint that covers 2-4 visible cells has a packed value in [_FITS_LO, _FITS_HI).
 COVERED = 16
 _FITS_LO, _FITS_HI = 2 * COVERED, 5 * COVERED
+
+
+def _footprint(row: int, col: int, rotation: int) -> int:
+    """The number of the footprint of a card placed there (-1 outside the numbering)."""
+    if not (-_OFF <= row < COORD_LIMIT and -_OFF <= col < COORD_LIMIT):
+        return -1
+    return (rotation % 2) * _SPAN * _SPAN + (row + _OFF) * _SPAN + col + _OFF
 
 
 #: Action families: cells of one family that touch orthogonally form one group.
@@ -104,18 +126,16 @@ class BusinessArea:
     cells, shop cells and placed cards change only when a card is placed, so a copy shares
     them with its original until either places a card (copy on write).
 
-    Placement bookkeeping is incremental: `_cover` holds, for every footprint (shape, row,
-    col) that touches a visible cell, how many visible cells and cups it covers (packed, see
-    COVERED); `_fits` lists in order the footprints inside the grid that cover 2-4 visible
-    cells, and `_fit_places` their (row, col, rotation) pairs, two per footprint. Each cell
-    put on top updates the 12 footprints containing it, so listing the legal placements
-    never scans the area. `memo` holds what the game layer derives from the cells alone
+    Placement bookkeeping is incremental: `_cover` holds, for every footprint (numbered as
+    in `_footprint`), how many visible cells and cups it covers (packed, see COVERED), and
+    `_fits` the footprints inside the grid that cover 2-4 visible cells. Each cell put on top
+    updates the 12 footprints containing it, so listing the legal placements never scans the
+    area. `memo` holds what the game layer derives from the cells alone
     (cached until the next placement, shared with copies)."""
 
     __slots__ = (
         "_colours",
         "_cover",
-        "_fit_places",
         "_fits",
         "_groups",
         "_kinds",
@@ -143,9 +163,8 @@ class BusinessArea:
         self._kinds: dict[CellKind, list[Pos]] | None = None
         self._colours: dict[CellKind, tuple[int, int, int, int]] = {}
         self._layout: tuple[tuple[str, int, int, int], ...] | None = None
-        self._cover: dict[tuple[int, int, int], int] = {}
-        self._fits: list[tuple[int, int, int]] = []
-        self._fit_places: list[tuple[int, int, int]] = []
+        self._cover = bytearray(_FOOTPRINTS)
+        self._fits: set[int] = set()
         self.memo: dict[Any, Any] = {}
         self._owner = True  # top, shop_at, cards and the placement bookkeeping are its own
 
@@ -165,7 +184,6 @@ class BusinessArea:
         new._layout = self._layout
         new._cover = self._cover
         new._fits = self._fits
-        new._fit_places = self._fit_places
         new.memo = self.memo
         return new
 
@@ -178,7 +196,6 @@ class BusinessArea:
             self.cards = self.cards.copy()
             self._cover = self._cover.copy()
             self._fits = self._fits.copy()
-            self._fit_places = self._fit_places.copy()
             self._owner = True
 
     def add_card(self, placement: Placement) -> None:
@@ -222,26 +239,18 @@ class BusinessArea:
 
     def _count(self, pos: Pos, delta: int) -> None:
         """Add `delta` (packed as in `_cover`) to every footprint containing `pos`, keeping
-        `_fits` and `_fit_places` in order (shape, row, column)."""
-        r, c = pos
-        cover, fits, places = self._cover, self._fits, self._fit_places
-        for shape, offsets, (rlo, rhi), (clo, chi) in _SHAPES:
-            for dr, dc in offsets:
-                key = (shape, r - dr, c - dc)
-                before = cover.get(key, 0)
-                after = cover[key] = before + delta
-                fits_before = _FITS_LO <= before < _FITS_HI
-                if fits_before == (_FITS_LO <= after < _FITS_HI):
-                    continue
-                if not (rlo <= key[1] <= rhi and clo <= key[2] <= chi):
-                    continue
-                i = bisect_left(fits, key)
-                if fits_before:
-                    del fits[i]
-                    del places[2 * i : 2 * i + 2]
+        `_fits` up to date."""
+        cell = (pos[0] + _OFF) * _SPAN + pos[1] + _OFF
+        cover, fits = self._cover, self._fits
+        for off in _CONTAINING_ALL:
+            key = cell - off
+            before = cover[key]
+            after = cover[key] = before + delta
+            if (_FITS_LO <= before < _FITS_HI) != (_FITS_LO <= after < _FITS_HI) and _PAIRS[key]:
+                if after < _FITS_LO or after >= _FITS_HI:
+                    fits.discard(key)
                 else:
-                    fits.insert(i, key)
-                    places[2 * i : 2 * i] = ((key[1], key[2], shape), (key[1], key[2], shape + 2))
+                    fits.add(key)
 
     def recount(self) -> None:
         kinds = [cell.kind for cell in self.top.values()]
@@ -254,24 +263,25 @@ class BusinessArea:
     # --- placement ------------------------------------------------------------------------
     def placement_coverage(self, row: int, col: int, rotation: int) -> tuple[int, int]:
         """(visible cells covered, visible cups covered) by a card placed there."""
-        return divmod(self._cover.get((rotation % 2, row, col), 0), COVERED)
+        key = _footprint(row, col, rotation)
+        return divmod(self._cover[key], COVERED) if key >= 0 else (0, 0)
 
     def legal_placements(self, card: CardSpec) -> list[tuple[int, int, int]]:
         """Every (row, col, rotation) where the card covers 2-4 visible cells and at least
         one cup stays visible afterwards, in a fixed order (footprint shape, row, column).
 
-        Read from the incremental bookkeeping (`_fits`): a card with a cup, or an area
-        showing more cups than a card can cover, takes every footprint that fits; otherwise
-        those covering every visible cup are left out."""
+        Read from the incremental bookkeeping (`_fits`, in order, cached until the next
+        placement): a card with a cup, or an area showing more cups than a card can cover,
+        takes every footprint that fits; otherwise those covering every visible cup are
+        left out."""
+        fits = self.memo.get("fits")
+        if fits is None:
+            fits = self.memo["fits"] = sorted(self._fits)
         cups = self.cups
-        if card.has_cup or cups > 4:
-            return self._fit_places.copy()
-        cover, places = self._cover, self._fit_places
-        out: list[tuple[int, int, int]] = []
-        for i, key in enumerate(self._fits):
-            if cover[key] % COVERED < cups:
-                out += places[2 * i : 2 * i + 2]
-        return out
+        if not (card.has_cup or cups > 4):
+            cover = self._cover
+            fits = [key for key in fits if cover[key] % COVERED < cups]
+        return list(chain.from_iterable(map(_PAIRS.__getitem__, fits)))  # type: ignore[arg-type]
 
     def placement_is_legal(self, card: CardSpec, row: int, col: int, rotation: int) -> bool:
         """Whether `legal_placements(card)` lists (row, col, rotation): one position checked
