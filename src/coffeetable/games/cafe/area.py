@@ -80,6 +80,15 @@ COVERED = 16
 _FITS_LO, _FITS_HI = 2 * COVERED, 5 * COVERED
 
 
+def footprint_placements(key: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """The two placements (row, col, rotation) of footprint number `key` (one of
+    `BusinessArea.legal_footprints`)."""
+    pair = _PAIRS[key]
+    if pair is None:
+        raise ValueError(f"footprint {key} lies outside the playable grid")
+    return pair
+
+
 def _footprint(row: int, col: int, rotation: int) -> int:
     """The number of the footprint of a card placed there (-1 outside the numbering)."""
     if not (-_OFF <= row < COORD_LIMIT and -_OFF <= col < COORD_LIMIT):
@@ -268,20 +277,22 @@ class BusinessArea:
 
     def legal_placements(self, card: CardSpec) -> list[tuple[int, int, int]]:
         """Every (row, col, rotation) where the card covers 2-4 visible cells and at least
-        one cup stays visible afterwards, in a fixed order (footprint shape, row, column).
+        one cup stays visible afterwards, in a fixed order (footprint shape, row, column)."""
+        return list(chain.from_iterable(map(_PAIRS.__getitem__, self.legal_footprints(card))))  # type: ignore[arg-type]
 
-        Read from the incremental bookkeeping (`_fits`, in order, cached until the next
-        placement): a card with a cup, or an area showing more cups than a card can cover,
-        takes every footprint that fits; otherwise those covering every visible cup are
-        left out."""
-        fits = self.memo.get("fits")
+    def legal_footprints(self, card: CardSpec) -> list[int]:
+        """The footprints (numbered, see `footprint_placements`) of `legal_placements`, in
+        order. Read from the incremental bookkeeping (`_fits`, sorted once per placement): a
+        card with a cup, or an area showing more cups than a card can cover, takes every
+        footprint that fits; otherwise those covering every visible cup are left out."""
+        fits: list[int] | None = self.memo.get("fits")
         if fits is None:
             fits = self.memo["fits"] = sorted(self._fits)
         cups = self.cups
-        if not (card.has_cup or cups > 4):
-            cover = self._cover
-            fits = [key for key in fits if cover[key] % COVERED < cups]
-        return list(chain.from_iterable(map(_PAIRS.__getitem__, fits)))  # type: ignore[arg-type]
+        if card.has_cup or cups > 4:
+            return fits
+        cover = self._cover
+        return [key for key in fits if cover[key] % COVERED < cups]
 
     def placement_is_legal(self, card: CardSpec, row: int, col: int, rotation: int) -> bool:
         """Whether `legal_placements(card)` lists (row, col, rotation): one position checked
@@ -341,28 +352,50 @@ class BusinessArea:
     def groups(self) -> dict[Pos, tuple[Pos, ...]]:
         """Cell -> its action group (sorted cells), for bean-like, dry and roast cells."""
         if self._groups is None:
-            self._groups = self._build_groups()
-        return self._groups
+            self._analyse()
+        return self._groups  # type: ignore[return-value]
 
-    def _build_groups(self) -> dict[Pos, tuple[Pos, ...]]:
-        families: dict[int, set[Pos]] = {1: set(), 2: set(), 3: set()}
-        for pos, cell in self.top.items():
-            fam = _FAMILY.get(cell.kind)
-            if fam is not None:
-                families[fam].add(pos)
+    def _analyse(self) -> None:
+        """Build the cells of each kind and the action groups in one row-major pass: a cell
+        joins the group of its upper and left neighbours of the same family (merging them
+        when they differ)."""
+        top = self.top
+        kinds: dict[CellKind, list[Pos]] = {}
+        found: dict[Pos, tuple[int, list[Pos]]] = {}  # cell -> (family, its group so far)
+        for pos in sorted(top):
+            kind = top[pos].kind
+            cells = kinds.get(kind)
+            if cells is None:
+                kinds[kind] = [pos]
+            else:
+                cells.append(pos)
+            fam = _FAMILY.get(kind)
+            if fam is None:
+                continue
+            r, c = pos
+            up = found.get((r - 1, c))
+            left = found.get((r, c - 1))
+            group = up[1] if up is not None and up[0] == fam else None
+            if left is not None and left[0] == fam and left[1] is not group:
+                if group is None:
+                    group = left[1]
+                else:  # two groups meet here: the left one joins the upper one
+                    group += left[1]
+                    for q in left[1]:
+                        found[q] = (fam, group)
+            if group is None:
+                group = []
+            group.append(pos)
+            found[pos] = (fam, group)
         out: dict[Pos, tuple[Pos, ...]] = {}
-        for cells in families.values():
-            while cells:
-                members = [cells.pop()]
-                for r, c in members:  # grows while iterating: a breadth-first flood fill
-                    for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                        if nb in cells:
-                            cells.remove(nb)
-                            members.append(nb)
-                group = tuple(sorted(members))
-                for pos in group:
-                    out[pos] = group
-        return out
+        made: dict[int, tuple[Pos, ...]] = {}
+        for pos, (_, members) in found.items():
+            sorted_group = made.get(id(members))
+            if sorted_group is None:
+                sorted_group = made[id(members)] = tuple(sorted(members))
+            out[pos] = sorted_group
+        self._groups = out
+        self._kinds = kinds
 
     def bean_groups(self) -> list[tuple[Pos, tuple[tuple[Pos, int], ...]]]:
         """The bean-like action groups in order of their first cell: (first cell, the
@@ -390,11 +423,8 @@ class BusinessArea:
         """The visible cells of each kind present, in row-major order (`cells_of` of every
         kind at once; cached until the next placement: do not change it)."""
         if self._kinds is None:
-            kinds: dict[CellKind, list[Pos]] = {}
-            for pos in sorted(self.top):
-                kinds.setdefault(self.top[pos].kind, []).append(pos)
-            self._kinds = kinds
-        return self._kinds
+            self._analyse()
+        return self._kinds  # type: ignore[return-value]
 
     def cell_colours(self, kind: CellKind) -> tuple[int, int, int, int]:
         """How many visible cells of one kind show each colour (cached until the next

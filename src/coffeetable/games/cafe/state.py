@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from enum import IntEnum
-from itertools import combinations_with_replacement
+from itertools import chain, combinations_with_replacement
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from coffeetable.core.errors import CoffeetableError
@@ -33,7 +33,7 @@ from coffeetable.games.cafe.actions import (
     Roast,
     Take,
 )
-from coffeetable.games.cafe.area import AreaShop, BusinessArea, Pos
+from coffeetable.games.cafe.area import AreaShop, BusinessArea, Pos, footprint_placements
 from coffeetable.games.cafe.deck import (
     BEAN_LIKE,
     CardSpec,
@@ -223,9 +223,8 @@ class CafeState(State):
         if player.stage is Stage.ACT:
             return self._legal_steps(player)  # type: ignore[return-value]
         if player.stage is Stage.PLACE and player.hand is not None:
-            return list(
-                map(_PLACES.__getitem__, player.area.legal_placements(self.card(player.hand)))
-            )
+            footprints = player.area.legal_footprints(self.card(player.hand))
+            return list(chain.from_iterable(map(_PLACE_PAIRS.__getitem__, footprints)))
         return []
 
     def search_actions(self, seat: int) -> list[Action]:
@@ -377,11 +376,11 @@ class CafeState(State):
         for card_id in self.display:
             card = self.card(card_id)
             if self.card_is_free(seat, card):
-                takes.append(Take(card_id))
+                takes.append(_TAKES[card_id, -1, False])
             else:
-                takes.extend(Take(card_id, pay=c) for c in range(4) if warehouse[c] > 0)
+                takes.extend(_TAKES[card_id, c, False] for c in range(4) if warehouse[c] > 0)
         if not takes:  # every card has a cup and the seat cannot pay: take one and discard it
-            takes = [Take(card_id, discard=True) for card_id in self.display]
+            takes = [_TAKES[card_id, -1, True] for card_id in self.display]
         return takes
 
     def _apply_take(self, seat: int, action: Take) -> None:
@@ -946,7 +945,7 @@ _END = End()
 _PASS = Pass()
 _BID_DONE = BidDone()
 K = TypeVar("K", bound=Hashable)
-A = TypeVar("A", bound=CafeAction)
+A = TypeVar("A")
 
 
 class _Interned(dict[K, A]):
@@ -964,7 +963,11 @@ class _Interned(dict[K, A]):
         return action
 
 
+_TAKES: _Interned[tuple[str, int, bool], Take] = _Interned(lambda k: Take(*k))
 _PLACES: _Interned[tuple[int, int, int], Place] = _Interned(lambda k: Place(*k))
+_PLACE_PAIRS: _Interned[int, tuple[Place, Place]] = _Interned(
+    lambda key: (_PLACES[footprint_placements(key)[0]], _PLACES[footprint_placements(key)[1]])
+)
 _PRODUCES: _Interned[Pos, Produce] = _Interned(Produce)
 _CLEARS: _Interned[Pos, Clear] = _Interned(Clear)
 _FILLS: _Interned[tuple[Pos, int], Fill] = _Interned(lambda k: Fill(*k))
