@@ -130,26 +130,63 @@ class Placement:
     rotation: int
 
 
+class _Footprints:
+    """The placement bookkeeping of one version of an area's cells (never changed once
+    made): `cover` packs, per footprint number, the visible cells and cups it covers
+    (COVERED * cells + cups); `fits` holds the footprints inside the grid that cover 2-4
+    visible cells, `ordered` the same in order (shape, row, column)."""
+
+    __slots__ = ("cover", "fits", "ordered")
+
+    def __init__(self, cover: bytearray, fits: set[int]) -> None:
+        self.cover = cover
+        self.fits = fits
+        self.ordered = sorted(fits)
+
+    def updated(self, cells: list[tuple[Pos, int]]) -> _Footprints:
+        """A new bookkeeping: this one with each (cell, delta) added to the footprints
+        containing the cell."""
+        cover, fits = bytearray(self.cover), set(self.fits)
+        for (row, col), delta in cells:
+            cell = (row + _OFF) * _SPAN + col + _OFF
+            for off in _CONTAINING_ALL:
+                key = cell - off
+                before = cover[key]
+                after = cover[key] = before + delta
+                if (_FITS_LO <= before < _FITS_HI) != (_FITS_LO <= after < _FITS_HI) and _PAIRS[
+                    key
+                ]:
+                    if _FITS_LO <= after < _FITS_HI:
+                        fits.add(key)
+                    else:
+                        fits.discard(key)
+        return _Footprints(cover, fits)
+
+
+_NO_FOOTPRINTS = _Footprints(bytearray(_FOOTPRINTS), set())
+
+
 class BusinessArea:
     """Mutable; `copy()` is cheap (cells are immutable specs, cubes are small tuples). The
     cells, shop cells and placed cards change only when a card is placed, so a copy shares
     them with its original until either places a card (copy on write).
 
-    Placement bookkeeping is incremental: `_cover` holds, for every footprint (numbered as
-    in `_footprint`), how many visible cells and cups it covers (packed, see COVERED), and
-    `_fits` the footprints inside the grid that cover 2-4 visible cells. Each cell put on top
-    updates the 12 footprints containing it, so listing the legal placements never scans the
-    area. `memo` holds what the game layer derives from the cells alone
-    (cached until the next placement, shared with copies)."""
+    Placement bookkeeping is incremental and lazy: `_base` is a `_Footprints` (the coverage
+    of every footprint, and the footprints that fit) as it was at some earlier version of the
+    cells, and `_pending` the cells put on top since then. Listing the legal placements
+    brings it up to date (12 footprints per cell put, never a scan of the area) once per
+    version of the cells, for every copy of that version (through `memo`), so a search that
+    places cards without listing what follows pays nothing for it. `memo` holds what is
+    derived from the cells alone (cached until the next placement, shared with copies)."""
 
     __slots__ = (
+        "_base",
         "_colours",
-        "_cover",
-        "_fits",
         "_groups",
         "_kinds",
         "_layout",
         "_owner",
+        "_pending",
         "cards",
         "cubes",
         "cups",
@@ -172,10 +209,10 @@ class BusinessArea:
         self._kinds: dict[CellKind, list[Pos]] | None = None
         self._colours: dict[CellKind, tuple[int, int, int, int]] = {}
         self._layout: tuple[tuple[str, int, int, int], ...] | None = None
-        self._cover = bytearray(_FOOTPRINTS)
-        self._fits: set[int] = set()
+        self._base = _NO_FOOTPRINTS
+        self._pending: list[tuple[Pos, int]] = []  # (cell, change of its footprints)
         self.memo: dict[Any, Any] = {}
-        self._owner = True  # top, shop_at, cards and the placement bookkeeping are its own
+        self._owner = True  # top, shop_at, cards and the pending cells are its own (not shared)
 
     def copy(self) -> BusinessArea:
         new = BusinessArea.__new__(BusinessArea)
@@ -191,20 +228,19 @@ class BusinessArea:
         new._kinds = self._kinds
         new._colours = self._colours
         new._layout = self._layout
-        new._cover = self._cover
-        new._fits = self._fits
+        new._base = self._base  # never changed once made
+        new._pending = self._pending
         new.memo = self.memo
         return new
 
     def _own(self) -> None:
-        """Make the cells, shop cells, cards and placement bookkeeping this area's own
-        before they change."""
+        """Make the cells, shop cells, cards and pending cells this area's own before they
+        change."""
         if not self._owner:
             self.top = self.top.copy()
             self.shop_at = self.shop_at.copy()
             self.cards = self.cards.copy()
-            self._cover = self._cover.copy()
-            self._fits = self._fits.copy()
+            self._pending = self._pending.copy()
             self._owner = True
 
     def add_card(self, placement: Placement) -> None:
@@ -235,7 +271,7 @@ class BusinessArea:
         if old is None:
             delta += COVERED
         if delta:
-            self._count(pos, delta)
+            self._pending.append((pos, delta))
         self.top[pos] = cell
         if shop_id >= 0:
             self.shop_at[pos] = shop_id
@@ -246,20 +282,16 @@ class BusinessArea:
         self._colours = {}
         self.memo = {}  # a new dict: a copy may share the old one
 
-    def _count(self, pos: Pos, delta: int) -> None:
-        """Add `delta` (packed as in `_cover`) to every footprint containing `pos`, keeping
-        `_fits` up to date."""
-        cell = (pos[0] + _OFF) * _SPAN + pos[1] + _OFF
-        cover, fits = self._cover, self._fits
-        for off in _CONTAINING_ALL:
-            key = cell - off
-            before = cover[key]
-            after = cover[key] = before + delta
-            if (_FITS_LO <= before < _FITS_HI) != (_FITS_LO <= after < _FITS_HI) and _PAIRS[key]:
-                if after < _FITS_LO or after >= _FITS_HI:
-                    fits.discard(key)
-                else:
-                    fits.add(key)
+    def _footprints(self) -> _Footprints:
+        """The placement bookkeeping of this version of the cells (made once, then shared
+        through `memo` by every copy of it)."""
+        made: _Footprints | None = self.memo.get("footprints")
+        if made is None:
+            made = self.memo["footprints"] = self._base.updated(self._pending)
+        if self._pending:
+            self._base = made
+            self._pending = []
+        return made
 
     def recount(self) -> None:
         kinds = [cell.kind for cell in self.top.values()]
@@ -273,7 +305,7 @@ class BusinessArea:
     def placement_coverage(self, row: int, col: int, rotation: int) -> tuple[int, int]:
         """(visible cells covered, visible cups covered) by a card placed there."""
         key = _footprint(row, col, rotation)
-        return divmod(self._cover[key], COVERED) if key >= 0 else (0, 0)
+        return divmod(self._footprints().cover[key], COVERED) if key >= 0 else (0, 0)
 
     def legal_placements(self, card: CardSpec) -> list[tuple[int, int, int]]:
         """Every (row, col, rotation) where the card covers 2-4 visible cells and at least
@@ -282,17 +314,15 @@ class BusinessArea:
 
     def legal_footprints(self, card: CardSpec) -> list[int]:
         """The footprints (numbered, see `footprint_placements`) of `legal_placements`, in
-        order. Read from the incremental bookkeeping (`_fits`, sorted once per placement): a
-        card with a cup, or an area showing more cups than a card can cover, takes every
-        footprint that fits; otherwise those covering every visible cup are left out."""
-        fits: list[int] | None = self.memo.get("fits")
-        if fits is None:
-            fits = self.memo["fits"] = sorted(self._fits)
+        order. Read from the incremental bookkeeping (`_footprints`): a card with a cup, or an
+        area showing more cups than a card can cover, takes every footprint that fits;
+        otherwise those covering every visible cup are left out."""
+        made = self._footprints()
         cups = self.cups
         if card.has_cup or cups > 4:
-            return fits
-        cover = self._cover
-        return [key for key in fits if cover[key] % COVERED < cups]
+            return made.ordered
+        cover = made.cover
+        return [key for key in made.ordered if cover[key] % COVERED < cups]
 
     def placement_is_legal(self, card: CardSpec, row: int, col: int, rotation: int) -> bool:
         """Whether `legal_placements(card)` lists (row, col, rotation): one position checked
@@ -352,24 +382,16 @@ class BusinessArea:
     def groups(self) -> dict[Pos, tuple[Pos, ...]]:
         """Cell -> its action group (sorted cells), for bean-like, dry and roast cells."""
         if self._groups is None:
-            self._analyse()
-        return self._groups  # type: ignore[return-value]
+            self._groups = self._build_groups()
+        return self._groups
 
-    def _analyse(self) -> None:
-        """Build the cells of each kind and the action groups in one row-major pass: a cell
-        joins the group of its upper and left neighbours of the same family (merging them
-        when they differ)."""
+    def _build_groups(self) -> dict[Pos, tuple[Pos, ...]]:
+        """One row-major pass: a cell joins the group of its upper and left neighbours of
+        the same family (merging them when they differ)."""
         top = self.top
-        kinds: dict[CellKind, list[Pos]] = {}
         found: dict[Pos, tuple[int, list[Pos]]] = {}  # cell -> (family, its group so far)
         for pos in sorted(top):
-            kind = top[pos].kind
-            cells = kinds.get(kind)
-            if cells is None:
-                kinds[kind] = [pos]
-            else:
-                cells.append(pos)
-            fam = _FAMILY.get(kind)
+            fam = _FAMILY.get(top[pos].kind)
             if fam is None:
                 continue
             r, c = pos
@@ -394,8 +416,7 @@ class BusinessArea:
             if sorted_group is None:
                 sorted_group = made[id(members)] = tuple(sorted(members))
             out[pos] = sorted_group
-        self._groups = out
-        self._kinds = kinds
+        return out
 
     def bean_groups(self) -> list[tuple[Pos, tuple[tuple[Pos, int], ...]]]:
         """The bean-like action groups in order of their first cell: (first cell, the
@@ -423,8 +444,17 @@ class BusinessArea:
         """The visible cells of each kind present, in row-major order (`cells_of` of every
         kind at once; cached until the next placement: do not change it)."""
         if self._kinds is None:
-            self._analyse()
-        return self._kinds  # type: ignore[return-value]
+            kinds: dict[CellKind, list[Pos]] = {}
+            top = self.top
+            for pos in sorted(top):
+                kind = top[pos].kind
+                cells = kinds.get(kind)
+                if cells is None:
+                    kinds[kind] = [pos]
+                else:
+                    cells.append(pos)
+            self._kinds = kinds
+        return self._kinds
 
     def cell_colours(self, kind: CellKind) -> tuple[int, int, int, int]:
         """How many visible cells of one kind show each colour (cached until the next
