@@ -33,7 +33,7 @@ import numpy.typing as npt
 from coffeetable.core.errors import DataError
 from coffeetable.core.layout import Field, TensorLayout
 from coffeetable.games.cafe.area import BusinessArea, Pos
-from coffeetable.games.cafe.deck import COMPANIES, CardSpec, CellKind, CellSpec, Deck
+from coffeetable.games.cafe.deck import COMPANIES, CardSpec, CellKind, Deck
 from coffeetable.games.cafe.state import (
     CUBES_PER_COLOUR,
     MAX_AP,
@@ -377,17 +377,16 @@ def observation_tensor(state: CafeState, seat: int) -> Tensor:
         sparse[off[p + "score"] + 1] = tiebreak[0] / 10
         sparse[off[p + "score"] + 2] = tiebreak[1] / 10
         area = player.area
-        rows = [r for r, _ in area.top]
-        cols = [c for _, c in area.top]
+        height, width = _frame(area, stats).size
         summary = (
             min(len(area.cards), CARDS_CAP) / 9,
             area.cups / 8,
             area.ships / 8,
-            min((max(rows) - min(rows) + 1) / GRID, 1.0),
-            min((max(cols) - min(cols) + 1) / GRID, 1.0),
+            min(height / GRID, 1.0),
+            min(width / GRID, 1.0),
         )
         sparse.update((off[p + "area"] + i, v) for i, v in enumerate(summary))
-        _area_cells(area, player, stats, off[p + "grid"], idx, sparse)
+        _area_cells(area, player, stats, off[p + "grid"], out, idx, sparse)
 
     out[np.fromiter(idx, dtype=np.intp, count=len(idx))] = 1
     if sparse:
@@ -398,7 +397,7 @@ def observation_tensor(state: CafeState, seat: int) -> Tensor:
 
     # the observer's slots: their frame coordinates and a copy of their grid channels
     area = state.players[seat].area
-    r0, c0 = area_origin(area)
+    r0, c0 = _frame(area, stats).origin
     slots = area_slots(area)
     start, stop = layout.span("p0.grid")
     grid = out[start:stop].reshape(GRID, GRID, CH)
@@ -414,19 +413,62 @@ def observation_tensor(state: CafeState, seat: int) -> Tensor:
     return out
 
 
-_STATIC: dict[int, tuple[object, tuple[int, ...], float]] = {}
+class _Frame:
+    """What an area's frame shows that changes only when a card is placed (cached per
+    version of the cells in `BusinessArea.memo`): offsets are relative to the frame's
+    first value, flat (row * GRID + col) * CH + channel; `size` is the area's (height,
+    width).
+
+    `ones` are set to 1 (the printed kind and colour, a shop's anchor, an unavailable
+    shop), `values` at `value_at` (cake and shop VP); `shops` lists the available shops
+    (index, offsets of their cells), whose needs and completion follow their cubes."""
+
+    __slots__ = ("cell_at", "ones", "origin", "shops", "size", "value_at", "values")
+
+    def __init__(self, area: BusinessArea, stats: _DeckStats) -> None:
+        self.origin = r0, c0 = area_origin(area)
+        area_slots(area)  # checks the size
+        rows = [r for r, _ in area.top]
+        cols = [c for _, c in area.top]
+        self.size = (max(rows) - min(rows) + 1, max(cols) - min(cols) + 1)  # of the area
+        shop_at, shops = area.shop_at, area.shops
+        ones: list[int] = []
+        value_at: list[int] = []
+        values: list[float] = []
+        cells: dict[int, list[int]] = {}
+        self.cell_at: dict[Pos, int] = {}
+        for pos, cell in area.top.items():
+            b = ((pos[0] - r0) * GRID + pos[1] - c0) * CH
+            self.cell_at[pos] = b
+            ones.append(b + int(cell.kind))
+            if cell.colour >= 0:
+                ones.append(b + _C_COLOUR + cell.colour)
+            if cell.value:
+                value_at.append(b + _C_CAKE)
+                values.append(cell.value / stats.max_cake)
+            sid = shop_at.get(pos)
+            if sid is not None:
+                shop = shops[sid]
+                if shop.available:
+                    cells.setdefault(sid, []).append(b)
+                else:
+                    ones.append(b + _C_UNAVAILABLE)
+                value_at.append(b + _C_VP)
+                values.append(shop.spec.vp / stats.max_vp)
+                if pos == shop.cells[0]:
+                    ones.append(b + _C_ANCHOR)
+        self.ones = np.array(ones, dtype=np.intp)
+        self.value_at = np.array(value_at, dtype=np.intp)
+        self.values = np.array(values, dtype=np.float32)
+        self.shops = sorted(cells.items())
 
 
-def _static(cell: CellSpec, max_cake: int) -> tuple[tuple[int, ...], float]:
-    """The channels a printed cell sets to 1 (kind, colour) and its cake channel value
-    (cached by the cell object, which the cache keeps alive so its id stays unique)."""
-    entry = _STATIC.get(id(cell))
-    if entry is None or entry[0] is not cell:
-        ones = (int(cell.kind),) if cell.colour < 0 else (int(cell.kind), _C_COLOUR + cell.colour)
-        if len(_STATIC) > 100_000:
-            _STATIC.clear()
-        entry = _STATIC[id(cell)] = (cell, ones, cell.value / max_cake)
-    return entry[1], entry[2]
+def _frame(area: BusinessArea, stats: _DeckStats) -> _Frame:
+    key = ("observation frame", id(stats))
+    frame: _Frame | None = area.memo.get(key)
+    if frame is None:
+        frame = area.memo[key] = _Frame(area, stats)
+    return frame
 
 
 def _area_cells(
@@ -434,48 +476,35 @@ def _area_cells(
     player: PlayerState,
     stats: _DeckStats,
     base: int,
+    out: Tensor,
     idx: list[int],
     sparse: dict[int, float],
 ) -> None:
-    """The frame's cells: flat indices set to 1 go to `idx`, other values to `sparse`."""
-    r0, c0 = area_origin(area)
-    area_slots(area)  # checks the size
-    cubes = area.cubes
-    shop_at = area.shop_at
+    """The frame's cells: the placement-constant part straight into `out`, then the cubes,
+    the shops' needs and the seat's open and pending cells (flat indices set to 1 go to
+    `idx`, other values to `sparse`)."""
+    frame = _frame(area, stats)
+    out[frame.ones + base] = 1
+    out[frame.value_at + base] = frame.values
+    cell_at = frame.cell_at
+    for pos, (colour, n) in area.cubes.items():
+        sparse[base + cell_at[pos] + _C_CUBES + colour] = n / 4
     shops = area.shops
-    max_cake = stats.max_cake
-    static = _STATIC
+    max_req = stats.max_req
+    for sid, offsets in frame.shops:
+        shop = shops[sid]
+        requires, cubes = shop.spec.requires, shop.cubes
+        for b in offsets:
+            b += base
+            for colour in range(COLOURS):
+                need = requires[colour] - cubes[colour]
+                if need > 0:
+                    sparse[b + _C_NEEDS + colour] = need / max_req
+            if cubes == requires:
+                idx.append(b + _C_COMPLETE)
+
+    r0, c0 = frame.origin
     origin = base - (r0 * GRID + c0) * CH  # flat index of cell (r, c) = origin + (r*G + c)*CH
-    for pos, cell in area.top.items():
-        b = origin + (pos[0] * GRID + pos[1]) * CH
-        entry = static.get(id(cell))
-        if entry is None or entry[0] is not cell:
-            _static(cell, max_cake)
-            entry = static[id(cell)]
-        ones, cake = entry[1], entry[2]
-        for ch in ones:
-            idx.append(b + ch)
-        if cake:
-            sparse[b + _C_CAKE] = cake
-        held = cubes.get(pos)
-        if held is not None:
-            sparse[b + _C_CUBES + held[0]] = held[1] / 4
-        sid = shop_at.get(pos)
-        if sid is not None:
-            shop = shops[sid]
-            spec = shop.spec
-            if shop.available:
-                for colour in range(COLOURS):
-                    need = spec.requires[colour] - shop.cubes[colour]
-                    if need > 0:
-                        sparse[b + _C_NEEDS + colour] = need / stats.max_req
-                if shop.cubes == spec.requires:
-                    idx.append(b + _C_COMPLETE)
-            else:
-                idx.append(b + _C_UNAVAILABLE)
-            sparse[b + _C_VP] = spec.vp / stats.max_vp
-            if pos == shop.cells[0]:
-                idx.append(b + _C_ANCHOR)
 
     def at(pos: Pos) -> int:
         return origin + (pos[0] * GRID + pos[1]) * CH

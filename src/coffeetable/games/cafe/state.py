@@ -891,12 +891,13 @@ class CafeState(State):
         player = self.players[seat]
         area = player.area
         shops = sum(shop.spec.vp for shop in area.shops if shop.complete)
-        warehouse, _ = self._final_warehouse(player)
+        on = area.cubes_per_kind()
+        warehouse, _ = self._final_warehouse(player, on)
         low, second = sorted(warehouse)[:2]
         cakes = cake_bonus(area)
         total = shops + cakes + 2 * low + second
-        roast = sum(area.cubes_on_kind(CellKind.ROAST))
-        dry = sum(area.cubes_on_kind(CellKind.DRY))
+        roast = sum(on.get(CellKind.ROAST, ()))
+        dry = sum(on.get(CellKind.DRY, ()))
         label = solo_rating(total) if self.num_players == 1 else None
         parts: list[tuple[str, int]] = [("shops", shops)]
         if self.rules.espresso or cakes:
