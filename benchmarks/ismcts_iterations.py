@@ -67,8 +67,12 @@ def run_elsewhere(src: str, case: tuple[str, int, int], count: int, repeats: int
     env = {**os.environ, "PYTHONPATH": os.path.abspath(src)}
     name, players, iterations = case
     out = subprocess.run(
-        [sys.executable, __file__, "--one", f"{name}:{players}:{iterations}"]
-        + ["--positions", str(count), "--repeats", str(repeats)],
+        [
+            sys.executable,
+            __file__,
+            *("--one", f"{name}:{players}:{iterations}"),
+            *("--positions", str(count), "--repeats", str(repeats)),
+        ],
         env=env,
         capture_output=True,
         text=True,
