@@ -346,18 +346,24 @@ class BusinessArea:
         returned = [0, 0, 0, 0]
         to_warehouse = [0, 0, 0, 0]
         new_shop_cells: dict[str, list[Pos]] = {}
+        top, cubes, shop_at, pending = self.top, self.cubes, self.shop_at, self._pending
+        cup, ship = CellKind.CUP, CellKind.SHIP
         for dr, dc, cr, cc in ROTATIONS[rotation]:
             pos = (row + dr, col + dc)
-            old = self.top.get(pos)
-            if old is not None:
-                held = self.cubes.pop(pos, None)
+            cell = card.cells[cr][cc]
+            old = top.get(pos)
+            if old is None:
+                delta = COVERED
+            else:
+                delta = 0
+                held = cubes.pop(pos, None)
                 if held is not None:
-                    if old.kind is CellKind.SHIP:
+                    if old.kind is ship:
                         to_warehouse[held[0]] += held[1]
                     else:
                         returned[held[0]] += held[1]
                 if old.kind is CellKind.SHOP:
-                    sid = self.shop_at[pos]
+                    sid = shop_at.pop(pos)
                     shop = self.shops[sid]
                     if shop.available:
                         for colour, n in enumerate(shop.cubes):
@@ -365,17 +371,32 @@ class BusinessArea:
                         self.shops[sid] = AreaShop(
                             shop.spec, shop.cells, (0, 0, 0, 0), False, shop.card
                         )
-            cell = card.cells[cr][cc]
-            if cell.kind is CellKind.SHOP:
+                elif old.kind is cup:
+                    delta -= 1
+                    self.cups -= 1
+                elif old.kind is ship:
+                    self.ships -= 1
+            if cell.kind is cup:
+                delta += 1
+                self.cups += 1
+            elif cell.kind is ship:
+                self.ships += 1
+            elif cell.kind is CellKind.SHOP:
                 new_shop_cells.setdefault(cell.shop, []).append(pos)
-            self.set_cell(pos, cell)
+            if delta:
+                pending.append((pos, delta))
+            top[pos] = cell  # (as `set_cell` does, for the six cells at once)
         for key, cells in new_shop_cells.items():
             sid = len(self.shops)
             self.shops.append(AreaShop(card.shops[key], tuple(sorted(cells)), card=card.id))
             for pos in cells:
-                self.shop_at[pos] = sid
-        self.add_card(Placement(card.id, row, col, rotation))
-        self.recount()
+                shop_at[pos] = sid
+        self.cards.append(Placement(card.id, row, col, rotation))
+        self._layout = None
+        self._groups = None
+        self._kinds = None
+        self._colours = {}
+        self.memo = {}  # a new dict: a copy may share the old one
         return returned, to_warehouse
 
     # --- groups ---------------------------------------------------------------------------
