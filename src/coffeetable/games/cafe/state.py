@@ -201,9 +201,7 @@ class CafeState(State):
             elif self.phase is Phase.AUCTION:
                 seats = frozenset([self.bidder])
             elif self.phase is Phase.TURNS:
-                seats = frozenset(
-                    i for i, p in enumerate(self.players) if p.stage in (Stage.PLACE, Stage.ACT)
-                )
+                seats = frozenset([i for i, p in enumerate(self.players) if p.stage in _MOVING])
             else:
                 seats = frozenset()
             self._seats = seats
@@ -790,8 +788,11 @@ class CafeState(State):
         return False
 
     def _end_round_if_done(self) -> None:
-        if self.phase is not Phase.TURNS or any(p.stage is not Stage.DONE for p in self.players):
+        if self.phase is not Phase.TURNS:
             return
+        for p in self.players:
+            if p.stage is not Stage.DONE:
+                return
         if self.round >= ROUNDS:
             self._finish_game()
             return
@@ -942,6 +943,7 @@ class CafeState(State):
         return out
 
 
+_MOVING = (Stage.PLACE, Stage.ACT)  # the stages of a seat that may act in the turns phase
 _END = End()
 _PASS = Pass()
 _BID_DONE = BidDone()
