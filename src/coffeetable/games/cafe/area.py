@@ -7,6 +7,7 @@ cards are only ever placed on top, so a covered cell can never matter again.
 
 from __future__ import annotations
 
+from bisect import insort
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -164,6 +165,35 @@ class _Footprints:
 
 
 _NO_FOOTPRINTS = _Footprints(bytearray(_FOOTPRINTS), set())
+
+
+def _rekind(
+    kinds: dict[CellKind, list[Pos]], changed: list[tuple[Pos, CellKind | None, CellKind]]
+) -> dict[CellKind, list[Pos]]:
+    """`BusinessArea.kinds` after cells changed kind (a new dict: the old one may be shared
+    by a copy, and so may its lists, which are copied before they change)."""
+    out = dict(kinds)
+    mine: set[CellKind] = set()  # the lists already copied
+    for pos, before, after in changed:
+        if before is not None:
+            cells = out[before]
+            if before not in mine:
+                cells = out[before] = cells.copy()
+                mine.add(before)
+            cells.remove(pos)
+            if not cells:
+                del out[before]
+                mine.discard(before)
+        cells = out.get(after)  # type: ignore[assignment]
+        if cells is None:
+            out[after] = [pos]
+            mine.add(after)
+        else:
+            if after not in mine:
+                cells = out[after] = cells.copy()
+                mine.add(after)
+            insort(cells, pos)
+    return out
 
 
 class BusinessArea:
@@ -348,10 +378,13 @@ class BusinessArea:
         new_shop_cells: dict[str, list[Pos]] = {}
         top, cubes, shop_at, pending = self.top, self.cubes, self.shop_at, self._pending
         cup, ship = CellKind.CUP, CellKind.SHIP
+        changed: list[tuple[Pos, CellKind | None, CellKind]] = []  # (cell, kind before, after)
         for dr, dc, cr, cc in ROTATIONS[rotation]:
             pos = (row + dr, col + dc)
             cell = card.cells[cr][cc]
             old = top.get(pos)
+            if old is None or old.kind is not cell.kind:
+                changed.append((pos, None if old is None else old.kind, cell.kind))
             if old is None:
                 delta = COVERED
             else:
@@ -394,7 +427,8 @@ class BusinessArea:
         self.cards.append(Placement(card.id, row, col, rotation))
         self._layout = None
         self._groups = None
-        self._kinds = None
+        if self._kinds is not None:
+            self._kinds = _rekind(self._kinds, changed)
         self._colours = {}
         self.memo = {}  # a new dict: a copy may share the old one
         return returned, to_warehouse
