@@ -441,36 +441,60 @@ class BusinessArea:
         return self._groups
 
     def _build_groups(self) -> dict[Pos, tuple[Pos, ...]]:
-        """One row-major pass: a cell joins the group of its upper and left neighbours of
-        the same family (merging them when they differ)."""
+        """One row-major pass with union-find: a cell joins the group of its upper and
+        left neighbours of the same family (the two are united when they differ)."""
         top = self.top
-        found: dict[Pos, tuple[int, list[Pos]]] = {}  # cell -> (family, its group so far)
+        # per family cell: its box [family, members, parent box or None]; the previous
+        # row's and this row's boxes by column
+        boxes: list[list[Any]] = []
+        above: dict[int, list[Any]] = {}
+        here: dict[int, list[Any]] = {}
+        row = None
+        left_col = left = None
         for pos in sorted(top):
+            r, c = pos
+            if r != row:
+                above = here if row is not None and r == row + 1 else {}
+                here = {}
+                row = r
+                left = None
             fam = _FAMILY.get(top[pos].kind)
             if fam is None:
+                left = None
                 continue
-            r, c = pos
-            up = found.get((r - 1, c))
-            left = found.get((r, c - 1))
-            group = up[1] if up is not None and up[0] == fam else None
-            if left is not None and left[0] == fam and left[1] is not group:
-                if group is None:
-                    group = left[1]
-                else:  # two groups meet here: the left one joins the upper one
-                    group += left[1]
-                    for q in left[1]:
-                        found[q] = (fam, group)
-            if group is None:
-                group = []
-            group.append(pos)
-            found[pos] = (fam, group)
+            up = above.get(c)
+            if up is not None:
+                while up[2] is not None:
+                    up = up[2]
+                if up[0] != fam:
+                    up = None
+            if left is not None and left_col == c - 1:
+                while left[2] is not None:
+                    left = left[2]
+                if left[0] != fam:
+                    left = None
+            else:
+                left = None
+            if up is None:
+                box = left
+            else:
+                box = up
+                if left is not None and left is not up:  # two groups meet here
+                    up[1] += left[1]
+                    left[1] = None
+                    left[2] = up
+            if box is None:
+                box = [fam, [], None]
+                boxes.append(box)
+            box[1].append(pos)
+            here[c] = left = box
+            left_col = c
         out: dict[Pos, tuple[Pos, ...]] = {}
-        made: dict[int, tuple[Pos, ...]] = {}
-        for pos, (_, members) in found.items():
-            sorted_group = made.get(id(members))
-            if sorted_group is None:
-                sorted_group = made[id(members)] = tuple(sorted(members))
-            out[pos] = sorted_group
+        for box in boxes:
+            if box[2] is None:
+                group = tuple(sorted(box[1]))
+                for pos in group:
+                    out[pos] = group
         return out
 
     def bean_groups(self) -> list[tuple[Pos, tuple[tuple[Pos, int], ...]]]:
