@@ -8,7 +8,7 @@ See docs/cafe-rules.md for the rules and rulings this implements.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import chain, combinations_with_replacement
@@ -581,8 +581,12 @@ class CafeState(State):
         several source cells for a colour, each may also be named alone ('from')."""
         area = player.area
         cubes = area.cubes
-        made = _DRIES if kind is OpenKind.DRY else _ROASTS
-        target_kind = CellKind.DRY if kind is OpenKind.DRY else CellKind.ROAST
+        made: Mapping[tuple[Pos, int, Pos | None], Dry | Roast]
+        plain: Mapping[Pos, tuple[Dry | Roast, ...]]
+        if kind is OpenKind.DRY:
+            made, plain, target_kind = _DRIES, _DRIES_INTO, CellKind.DRY
+        else:
+            made, plain, target_kind = _ROASTS, _ROASTS_INTO, CellKind.ROAST
         can_start = player.ap > 0
         open_here = player.open_kind is kind
         groups = area.groups()
@@ -590,14 +594,14 @@ class CafeState(State):
             in_open = open_here and groups[pos] == player.open_group
             held = cubes.get(pos)
             if held is None:
+                into = plain[pos]
                 for colour, srcs in sources.items():
-                    free = (
+                    if can_start or (
                         in_open
                         and pos not in player.open_cells
                         and not (player.open_colours >> colour & 1)
-                    )
-                    if free or can_start:
-                        out.append(made[pos, colour, None])
+                    ):
+                        out.append(into[colour])
                         if len(srcs) > 1:
                             out.extend(made[pos, colour, s] for s in srcs)
             elif in_open and pos in player.open_cells and held[0] in sources:
@@ -976,6 +980,13 @@ _CLEARS: _Interned[Pos, Clear] = _Interned(Clear)
 _FILLS: _Interned[tuple[Pos, int], Fill] = _Interned(lambda k: Fill(*k))
 _DRIES: _Interned[tuple[Pos, int, Pos | None], Dry] = _Interned(lambda k: Dry(*k))
 _ROASTS: _Interned[tuple[Pos, int, Pos | None], Roast] = _Interned(lambda k: Roast(*k))
+#: per cell, the Dry (Roast) into it of each colour, from every source cell
+_DRIES_INTO: _Interned[Pos, tuple[Dry, ...]] = _Interned(
+    lambda pos: tuple(_DRIES[pos, colour, None] for colour in range(4))
+)
+_ROASTS_INTO: _Interned[Pos, tuple[Roast, ...]] = _Interned(
+    lambda pos: tuple(_ROASTS[pos, colour, None] for colour in range(4))
+)
 _DELIVERS: _Interned[tuple[Pos, Pos | None], Deliver] = _Interned(lambda k: Deliver(*k))
 _BIDS: _Interned[tuple[int, Pos | None], Bid] = _Interned(lambda k: Bid(*k))
 
