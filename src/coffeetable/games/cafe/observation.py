@@ -25,7 +25,7 @@ This module needs numpy (the `rl` extra); nothing else in the game imports it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -159,6 +159,39 @@ class _DeckStats:
 
 _STATS: dict[str, _DeckStats] = {}
 _LAYOUTS: dict[tuple[str, int], TensorLayout] = {}
+
+
+class _SeatOffsets(NamedTuple):
+    """Where one relative seat's fields start in a layout (`p{k}.company`, ...)."""
+
+    company: int
+    warehouse: int
+    stage: int
+    ap: int
+    open: int
+    pending_fill: int
+    hand: int
+    score: int
+    area: int
+    grid: int
+
+
+_SEAT_OFFSETS: dict[int, tuple[TensorLayout, list[_SeatOffsets]]] = {}
+
+
+def _seat_offsets(layout: TensorLayout, num_players: int) -> list[_SeatOffsets]:
+    """Per relative seat, its fields' offsets in `layout` (cached per layout)."""
+    known = _SEAT_OFFSETS.get(id(layout))
+    if known is None or known[0] is not layout:
+        off = layout.offsets
+        known = _SEAT_OFFSETS[id(layout)] = (
+            layout,
+            [
+                _SeatOffsets(*(off[f"p{k}.{name}"] for name in _SeatOffsets._fields))
+                for k in range(num_players)
+            ],
+        )
+    return known[1]
 
 
 def _stats(deck: Deck) -> _DeckStats:
@@ -352,30 +385,28 @@ def observation_tensor(state: CafeState, seat: int) -> Tensor:
 
     # the seats
     scores = state.scores()
+    seat_offsets = _seat_offsets(layout, n)
     for s, player in enumerate(state.players):
-        p = f"p{rel(s)}."
+        o = seat_offsets[rel(s)]
         if player.company in COMPANIES:
-            idx.append(off[p + "company"] + COMPANIES.index(player.company))
+            idx.append(o.company + COMPANIES.index(player.company))
         sparse.update(
-            (off[p + "warehouse"] + c, min(v, WAREHOUSE_CAP) / 4)
-            for c, v in enumerate(player.warehouse)
+            (o.warehouse + c, min(v, WAREHOUSE_CAP) / 4) for c, v in enumerate(player.warehouse)
         )
-        idx.append(off[p + "stage"] + int(player.stage))
-        sparse[off[p + "ap"]] = min(player.ap, MAX_AP) / MAX_AP
-        idx.append(off[p + "open"] + int(player.open_kind))
-        idx.extend(off[p + "open"] + 4 + c for c in range(COLOURS) if player.open_colours >> c & 1)
-        sparse.update(
-            (off[p + "pending_fill"] + c, v / 4) for c, v in enumerate(player.pending_fill) if v
-        )
+        idx.append(o.stage + int(player.stage))
+        sparse[o.ap] = min(player.ap, MAX_AP) / MAX_AP
+        idx.append(o.open + int(player.open_kind))
+        idx.extend(o.open + 4 + c for c in range(COLOURS) if player.open_colours >> c & 1)
+        sparse.update((o.pending_fill + c, v / 4) for c, v in enumerate(player.pending_fill) if v)
         if player.hand is not None:
-            start = off[p + "hand"]
+            start = o.hand
             out[start] = 1
             out[start + 1 : start + 1 + CARD_FEATURES] = stats.card_table[index[player.hand]]
         score = scores[s]
         tiebreak = (*score.tiebreak, 0, 0)[:2]
-        sparse[off[p + "score"]] = min(max(score.total, 0), SCORE_CAP) / 10
-        sparse[off[p + "score"] + 1] = tiebreak[0] / 10
-        sparse[off[p + "score"] + 2] = tiebreak[1] / 10
+        sparse[o.score] = min(max(score.total, 0), SCORE_CAP) / 10
+        sparse[o.score + 1] = tiebreak[0] / 10
+        sparse[o.score + 2] = tiebreak[1] / 10
         area = player.area
         height, width = _frame(area, stats).size
         summary = (
@@ -385,8 +416,8 @@ def observation_tensor(state: CafeState, seat: int) -> Tensor:
             min(height / GRID, 1.0),
             min(width / GRID, 1.0),
         )
-        sparse.update((off[p + "area"] + i, v) for i, v in enumerate(summary))
-        _area_cells(area, player, stats, off[p + "grid"], out, idx, sparse)
+        sparse.update((o.area + i, v) for i, v in enumerate(summary))
+        _area_cells(area, player, stats, o.grid, out, idx, sparse)
 
     out[np.fromiter(idx, dtype=np.intp, count=len(idx))] = 1
     if sparse:
