@@ -75,7 +75,7 @@ _PAIRS: tuple[tuple[tuple[int, int, int], tuple[int, int, int]] | None, ...] = t
     for r in range(-_OFF, COORD_LIMIT)
     for c in range(-_OFF, COORD_LIMIT)
 )
-#: `BusinessArea._cover` packs a footprint's coverage as COVERED * visible cells + cups, so a
+#: `_Footprints.cover` packs a footprint's coverage as COVERED * visible cells + cups, so a
 #: footprint that covers 2-4 visible cells has a packed value in [_FITS_LO, _FITS_HI).
 COVERED = 16
 _FITS_LO, _FITS_HI = 2 * COVERED, 5 * COVERED
