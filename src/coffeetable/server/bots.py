@@ -15,7 +15,7 @@ from typing import Any
 from coffeetable.bots import make_bot
 from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.game import JSON
-from coffeetable.core.registry import find_game
+from coffeetable.server.deckbook import game_on_text
 
 #: The bot that takes over the seat of a player who ran out of time or left (BGA's "zombie").
 ZOMBIE_BOT = "greedy"
@@ -24,14 +24,21 @@ SEAT_BOTS = ("random", "greedy", "ismcts:easy", "ismcts:medium", "ismcts:hard")
 
 
 def choose_move(
-    game_name: str, position: JSON, seat: int, bot: str, seed: int, plan: Sequence[str] = ()
+    game_name: str,
+    position: JSON,
+    seat: int,
+    bot: str,
+    seed: int,
+    plan: Sequence[str] = (),
+    deck: str | None = None,
 ) -> tuple[str, list[str]]:
     """The notation of `bot`'s move for `seat` in `position` (runs in a worker), and the
     rest of the turn the bot plans after it (notations; empty for a bot that keeps no
     plan). `plan` is what the seat's previous move gave: a bot is built anew for every
     move, so the plan travels with the table (ISMCTS searches it again as one of its
-    turns; one that no longer fits the position is dropped)."""
-    game = find_game(game_name)
+    turns; one that no longer fits the position is dropped). `deck`: the text of the
+    players' deck the table plays with (None: the default deck)."""
+    game = game_on_text(game_name, deck)
     state = game.state_from_json(position)
     player = make_bot(bot, seed)
     plans = getattr(player, "plans", None)

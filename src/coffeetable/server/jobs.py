@@ -78,11 +78,14 @@ class Jobs:
         seed: int,
         plan: Sequence[str] = (),
         *,
+        deck: str | None = None,
         hint: bool = False,
         timeout: float = 60.0,
     ) -> tuple[str, list[str]]:
         """`bots.choose_move` in a worker: the move's notation and the bot's plan after it.
-        `hint` jobs come after bot seats' jobs. JobError if it could not be done."""
+        `deck`: the text of the table's players' deck (None: the default deck); workers
+        are trusted and parse it (once per process). `hint` jobs come after bot seats'
+        jobs. JobError if it could not be done."""
         raise NotImplementedError
 
     async def depth(self) -> int:
@@ -124,6 +127,7 @@ class PoolJobs(Jobs):
         seed: int,
         plan: Sequence[str] = (),
         *,
+        deck: str | None = None,
         hint: bool = False,
         timeout: float = 60.0,
     ) -> tuple[str, list[str]]:
@@ -134,7 +138,15 @@ class PoolJobs(Jobs):
                 pool = self._executor()
                 try:
                     return await loop.run_in_executor(
-                        pool, choose_move, game_name, position, seat, bot, seed, tuple(plan)
+                        pool,
+                        choose_move,
+                        game_name,
+                        position,
+                        seat,
+                        bot,
+                        seed,
+                        tuple(plan),
+                        deck,
                     )
                 except BrokenProcessPool:
                     # a worker died: a new pool, and the decision once more
@@ -198,6 +210,7 @@ class RedisJobs(Jobs):
         seed: int,
         plan: Sequence[str] = (),
         *,
+        deck: str | None = None,
         hint: bool = False,
         timeout: float = 60.0,
     ) -> tuple[str, list[str]]:
@@ -211,6 +224,7 @@ class RedisJobs(Jobs):
             "bot": bot,
             "seed": seed,
             "plan": list(plan),
+            "deck": deck,
         }
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[job_id] = future
@@ -280,7 +294,13 @@ class RedisJobs(Jobs):
 def _answer(job: dict[str, Any]) -> dict[str, Any]:
     try:
         text, plan = choose_move(
-            job["game"], job["position"], job["seat"], job["bot"], job["seed"], job["plan"]
+            job["game"],
+            job["position"],
+            job["seat"],
+            job["bot"],
+            job["seed"],
+            job["plan"],
+            job.get("deck"),
         )
     except Exception as exc:  # the bot failed on this position: say so, do not crash
         log.exception("job %s failed", job.get("id"))
