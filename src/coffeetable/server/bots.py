@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from coffeetable.bots import make_bot
+from coffeetable.bots.calibrate import calibrate
 from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.game import JSON
 from coffeetable.server.deckbook import game_on_text
@@ -49,6 +50,37 @@ def choose_move(
     action, _ = player.choose(state, seat)
     rest = plans.get(seat, ()) if plans is not None else ()
     return action.notation(), [step.notation() for step in rest]
+
+
+#: The bounds of a deck calibration (a worker refuses a plan beyond them).
+CALIBRATION_LIMITS = {"players": (1, 4), "games": (1, 200), "seconds": (1.0, 3600.0)}
+
+
+def calibrate_deck(game_name: str, deck: str | None, plan: dict[str, Any]) -> dict[str, Any]:
+    """A deck's calibration figures (runs in a worker; `bots.calibrate`): `plan` gives the
+    bot, players, games, seed and the time bound in seconds."""
+    bot = check_bot_name(plan.get("bot", "greedy"))
+    numbers = {}
+    for key, (low, high) in CALIBRATION_LIMITS.items():
+        value = plan.get(key, low)
+        if (
+            not isinstance(value, int | float)
+            or isinstance(value, bool)
+            or not low <= value <= high
+        ):
+            raise ValueError(f"calibration {key} must be from {low} to {high}")
+        numbers[key] = value
+    seed = plan.get("seed", 1000)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ValueError("the calibration seed must be a whole number")
+    return calibrate(
+        game_on_text(game_name, deck),
+        bot,
+        int(numbers["players"]),
+        int(numbers["games"]),
+        seed,
+        float(numbers["seconds"]),
+    )
 
 
 def check_bot_name(name: Any) -> str:

@@ -434,11 +434,17 @@ class Storage(Protocol):
         """The deck's last calibration run, if any."""
 
     async def queue_calibration(
-        self, sha256: str, user_id: int, *, since: datetime, per_user: int
+        self,
+        sha256: str,
+        user_id: int,
+        *,
+        since: datetime,
+        per_user: int,
+        stale_before: datetime | None = None,
     ) -> Calibration:
         """Queue a calibration run of the deck for `user_id`: AlreadyExistsError if one is
-        queued or running; OverflowError if the user asked for `per_user` runs since
-        `since`."""
+        queued or running (and was asked for at or after `stale_before`: an older one's
+        node died); OverflowError if the user asked for `per_user` runs since `since`."""
 
     async def finish_calibration(
         self,

@@ -233,7 +233,13 @@ class DeckSql:
         return None if row is None else _calibration(row)
 
     async def queue_calibration(
-        self, sha256: str, user_id: int, *, since: datetime, per_user: int
+        self,
+        sha256: str,
+        user_id: int,
+        *,
+        since: datetime,
+        per_user: int,
+        stale_before: datetime | None = None,
     ) -> Calibration:
         c = deck_calibrations.c
         now = self._now()
@@ -241,7 +247,11 @@ class DeckSql:
             row = (
                 await conn.execute(sa.select(deck_calibrations).where(c.sha256 == sha256))
             ).first()
-            if row is not None and row.status in ("queued", "running"):
+            if (
+                row is not None
+                and row.status in ("queued", "running")
+                and (stale_before is None or row.requested_at >= stale_before)
+            ):
                 raise AlreadyExistsError("a calibration of this deck is under way")
             recent = await conn.scalar(
                 sa.select(sa.func.count()).where(c.requested_by == user_id, c.requested_at >= since)
