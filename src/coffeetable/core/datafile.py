@@ -159,9 +159,11 @@ def parse_toml(raw: bytes, source: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         match = _AT.match(str(exc))
-        reason, line, column = (
-            (match[1], int(match[2]), int(match[3])) if match else (str(exc), 0, 0)
-        )
+        if match:
+            reason, line, column = match[1], int(match[2]), int(match[3])
+        else:  # "(at end of document)": the line after the last
+            reason = str(exc).removesuffix(" (at end of document)")
+            line, column = text.count("\n") + 1, len(text) - text.rfind("\n")
         problem = make_problem(COMMON_CODES, "not_toml", reason=reason, line=line, column=column)
     except RecursionError:
         problem = make_problem(
