@@ -17,7 +17,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from coffeetable.games.cafe.deck import default_deck
@@ -27,6 +26,7 @@ from tests.games.view_checks import check_no_peek, check_view_basics
 from tests.server.conftest import serve_on
 from tests.server.live import Player, ServerProcess, play_out
 from tests.server.test_attacks import leaks
+from tests.server.test_friends import _error, _registered
 
 pytestmark = pytest.mark.server
 
@@ -45,20 +45,6 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     env = {"COFFEETABLE_CALIBRATION_GAMES": "1", "COFFEETABLE_CALIBRATION_BOT": "random"}
     with serve_on(request.param, tmp_path_factory.mktemp("decks"), extra_env=env) as proc:
         yield proc
-
-
-def _error(r: httpx.Response) -> tuple[int, str]:
-    body = r.json()
-    assert set(body) == {"error"}, body
-    assert body["error"]["message"] and "Traceback" not in body["error"]["message"]
-    return r.status_code, body["error"]["code"]
-
-
-def _registered(server: ServerProcess, prefix: str) -> Player:
-    player = Player(server)
-    r = player.register(f"{prefix}{random.Random().randrange(10**6)}")
-    assert r.status_code == 200, r.text
-    return player
 
 
 def my_deck(tag: str, transcribed: str = "P01") -> str:

@@ -191,6 +191,22 @@ def toml_model(data: Mapping[str, Any]) -> dict[str, Any]:
     return result
 
 
+def read_header(data: Mapping[str, Any], source: str, problems: list[Problem]) -> tuple[str, int]:
+    """A data file's `name` (default: the source) and `version` (default 0); their
+    problems (`bad_name`, `bad_version`) go into `problems`."""
+    version = data.get("version", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        problems.append(
+            make_problem(COMMON_CODES, "bad_version", field="version", got=shown(version))
+        )
+        version = 0
+    name = data.get("name", source)
+    if not isinstance(name, str) or not name.strip():
+        problems.append(make_problem(COMMON_CODES, "bad_name", field="name", got=shown(name)))
+        name = source
+    return name, version
+
+
 def model_problems(model: Any) -> list[Problem]:
     """What keeps a JSON model from being written as TOML: too deep, numbers TOML cannot
     hold, text that is not Unicode. Empty for a writable model (a dict)."""

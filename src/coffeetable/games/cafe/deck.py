@@ -24,6 +24,7 @@ from coffeetable.core.datafile import (
     model_problems,
     parse_toml,
     read_file,
+    read_header,
     shown,
     toml_model,
 )
@@ -315,14 +316,7 @@ def read_deck(raw: bytes, source: str) -> DeckReading:
 def read_deck_data(data: dict[str, Any], source: str) -> DeckReading:
     """`read_deck` of a parsed document."""
     problems: list[Problem] = list(model_problems(data))
-    version = data.get("version", 0)
-    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
-        problems.append(_problem("bad_version", field="version", got=shown(version)))
-        version = 0
-    name = data.get("name", source)
-    if not isinstance(name, str) or not name.strip():
-        problems.append(_problem("bad_name", field="name", got=shown(name)))
-        name = source
+    name, version = read_header(data, source, problems)
     cards = _read_cards(data, problems)
     if not problems:
         problems.extend(validate_cards([c for _, c in cards], [i for i, _ in cards]))

@@ -25,6 +25,7 @@ from coffeetable.core.datafile import (
     model_problems,
     parse_toml,
     read_file,
+    read_header,
     shown,
     toml_model,
 )
@@ -245,14 +246,7 @@ def read_cards_data(data: dict[str, Any], source: str) -> CardsReading:
                 got=shown(data.get("format")),
             )
         )
-    version = data.get("version", 0)
-    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
-        problems.append(_problem("bad_version", field="version", got=shown(version)))
-        version = 0
-    name = data.get("name", source)
-    if not isinstance(name, str) or not name.strip():
-        problems.append(_problem("bad_name", field="name", got=shown(name)))
-        name = source
+    name, version = read_header(data, source, problems)
     ingredients, box, rush = _read_box(data.get("box"), problems)
     board: tuple[int, ...] = ()
     specialties: frozenset[int] = frozenset()
