@@ -31,6 +31,7 @@ from coffeetable.server import auth
 from coffeetable.server.abandonment import AbandonService
 from coffeetable.server.bus import LOBBY, USERS, Bus, MemoryBus, RedisBus
 from coffeetable.server.chat import LOBBY_CHAT, ChatService
+from coffeetable.server.decks import CalibrationPlan, DeckService
 from coffeetable.server.driver import Driver
 from coffeetable.server.friends import FriendService
 from coffeetable.server.jobs import Jobs, PoolJobs, RedisJobs
@@ -123,6 +124,22 @@ class Settings(BaseModel):
     )
     presence_refresh: float = Field(
         default_factory=lambda: _env_float("COFFEETABLE_PRESENCE_REFRESH", PRESENCE_REFRESH)
+    )
+    #: decks (issue 39): decks a user may keep; a deck calibration's bot, players, games
+    #: and time bound (seconds), and the runs a user may ask for in a day
+    decks_per_user: int = 100
+    calibration_bot: str = Field(
+        default_factory=lambda: os.environ.get("COFFEETABLE_CALIBRATION_BOT", "greedy")
+    )
+    calibration_players: int = 2
+    calibration_games: int = Field(
+        default_factory=lambda: _env_int("COFFEETABLE_CALIBRATION_GAMES", 10)
+    )
+    calibration_seconds: float = Field(
+        default_factory=lambda: _env_float("COFFEETABLE_CALIBRATION_SECONDS", 300.0)
+    )
+    calibrations_per_day: int = Field(
+        default_factory=lambda: _env_int("COFFEETABLE_CALIBRATIONS_PER_DAY", 5)
     )
     #: a name for this node in logs and the health report
     node_name: str = Field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
@@ -313,6 +330,22 @@ class Node:
         )
         self.match.on_turns = self.notifier.turns
         self.friends = FriendService(self.storage, self.lobby, self.notifier)
+        self.decks = DeckService(
+            self.storage,
+            self.match.decks,
+            self.friends,
+            self.jobs,
+            decks_per_user=settings.decks_per_user,
+            plan=CalibrationPlan(
+                bot=settings.calibration_bot,
+                players=settings.calibration_players,
+                games=settings.calibration_games,
+                seconds=settings.calibration_seconds,
+                per_day=settings.calibrations_per_day,
+            ),
+        )
+        #: deck checks per address (the editor checks as the player types): a burst, then 2/s
+        self.deck_limits = RateLimits(2.0, 60, self.redis, "deck")
 
         async def on_message(topic: str, message: dict[str, Any]) -> None:
             if topic == LOBBY:
@@ -408,6 +441,7 @@ class Node:
         for queue in [*self.feed.clients, *self.chat.lobby]:
             with contextlib.suppress(asyncio.QueueFull):
                 queue.put_nowait(None)
+        await self.decks.close()
         await self.jobs.close()
         await self.bus.close()
         if self.redis is not None:
