@@ -5,7 +5,7 @@ import { createAbandonBox } from "./abandon.js";
 import { api, errorText } from "./api.js";
 import { banner, go, requireLogin, session, toast } from "./app.js";
 import {
-  clockSummary, createdByMe, gameTitle, mySeat, rememberHost, optionsSummary, scoreTable, seatBadge, seatName, soloLabel, statusText,
+  clockSummary, createdByMe, gameTitle, mySeat, rememberHost, deckLabel, optionsSummary, scoreTable, seatBadge, seatName, soloLabel, statusText,
 } from "./common.js";
 import { tableChat } from "./chat.js";
 import { button, formatDuration, h, mount, requestId } from "./dom.js";
@@ -125,6 +125,7 @@ export function tableView(tableId, { invite = null } = {}) {
       h("div", { class: "title" },
         h("h1", {}, gameTitle(table.game)),
         h("span", { class: "muted" }, optionsSummary(table.game, table.options)),
+        deckLabel(table.deck),
         h("span", { class: ["status", table.status], id: "table-status" }, statusText(table.status)),
         table.rated ? h("span", { class: "tag rated" }, t("lobby.rated")) : null,
         watching ? h("span", { class: "tag", id: "spectating" }, t("table.spectating")) : null),
@@ -513,7 +514,7 @@ export function tableView(tableId, { invite = null } = {}) {
     const game = model.table.game;
     if (renderer && rendererGame === game) return;
     const module = await RENDERERS[game]();
-    if (module.loadCafeData) await module.loadCafeData(); // the log draws Café cards
+    if (module.loadCafeData) await module.loadCafeData(model.table.deck); // the log draws Café cards
     if (renderer) renderer.destroy();
     if (boards) boards.destroy();
     renderer = module.createRenderer({ act, interactive: true, barExtras: quickBox, boardTools: (which) => boards.tools(which) });
