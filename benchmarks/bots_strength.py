@@ -42,13 +42,12 @@ import random
 import statistics
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from coffeetable import find_game
-from coffeetable.bots import LEVELS, heuristics, make_bot
+from coffeetable.bots import LEVELS, calibrate, heuristics, make_bot
 from coffeetable.bots.greedy import MAX_EXPANSIONS, BeamCache, best_turns
 from coffeetable.bots.heuristics import value
 from coffeetable.bots.ismcts import (
@@ -467,30 +466,7 @@ def _ladder(state: Any, widest: int, cached: bool) -> float:
 
 def _deck_game(job: tuple[str, int, int]) -> dict[str, Any]:
     spec, players, seed = job
-    state = find_game("cafe").new_initial_state(players, seed)
-    bots = [make_bot(spec, seed * 16 + s) for s in range(players)]
-    taken: list[list[str]] = [[] for _ in range(players)]
-    offered: list[str] = []  # every card on display at each pick, once per pick
-    picked: list[str] = []
-    while not state.is_over():
-        seat = min(state.current_seats())
-        display = list(state.display)  # type: ignore[attr-defined]
-        action, _ = bots[seat].choose(state, seat)
-        text = state.apply(seat, action).notation()
-        if text.startswith("take "):
-            card = text.split()[1]
-            taken[seat].append(card)
-            offered.extend(display)
-            picked.append(card)
-    areas = [player.area for player in state.players]  # type: ignore[attr-defined]
-    return {
-        "scores": [s.total for s in state.scores()],
-        "taken": taken,
-        "offered": offered,
-        "picked": picked,
-        "shops_visible": [sum(1 for shop in a.shops if shop.available) for a in areas],
-        "shops_complete": [sum(1 for shop in a.shops if shop.complete) for a in areas],
-    }
+    return calibrate.play_one(find_game("cafe"), spec, players, seed)
 
 
 def cards(args: argparse.Namespace) -> None:
@@ -498,38 +474,27 @@ def cards(args: argparse.Namespace) -> None:
     player count: how often each card is picked when it is on display (the "no dominant
     card" rule: no card more than 3x the median rate), the mean final score of the seats
     that took it, and the share of games where some final area has no shop left (the rule:
-    under 10 %)."""
+    under 10 %). The figures are `coffeetable.bots.calibrate`'s, as the server's deck
+    calibration gives them."""
     jobs = [(args.bot, args.players, args.seed + g) for g in range(args.games)]
     out = _run(jobs, args.workers, play=_deck_game)
-    all_scores = [x for r in out for x in r["scores"]]
-    mean = statistics.fmean(all_scores)
-    by_card: dict[str, list[int]] = {}
-    for r in out:
-        for seat, cards_taken in enumerate(r["taken"]):
-            for card in cards_taken:
-                by_card.setdefault(card, []).append(r["scores"][seat])
-    offered = Counter(card for r in out for card in r["offered"])
-    picked = Counter(card for r in out for card in r["picked"])
-    rate = {card: picked[card] / n for card, n in offered.items()}
-    median_rate = statistics.median(rate.values())
-    top = max(rate, key=lambda c: rate[c])
-    shop_free = sum(1 for r in out if min(r["shops_visible"]) == 0) / len(out)
-    no_complete = sum(1 for r in out if min(r["shops_complete"]) == 0) / len(out)
-    print(f"{args.bot}: {len(out)} games of {args.players} player(s), mean score {mean:.2f}")
+    f = calibrate.figures(out, args.bot, args.players)
     print(
-        f"games where some final area has no shop left: {shop_free:.0%} (rule: under 10 %); "
-        f"where some area has no completed shop: {no_complete:.0%}"
+        f"{args.bot}: {f['games']} games of {args.players} player(s), mean score {f['mean_score']:.2f}"
     )
     print(
-        f"pick rate when on display: median {median_rate:.2f}, highest {rate[top]:.2f} "
-        f"({top}, {rate[top] / max(median_rate, 1e-9):.1f}x the median; rule: at most 3x)"
+        f"games where some final area has no shop left: {f['shop_free_share']:.0%} (rule: under 10 %); "
+        f"where some area has no completed shop: {f['no_completed_shop_share']:.0%}"
     )
-    rows = sorted(by_card.items(), key=lambda kv: -statistics.fmean(kv[1]))
+    print(
+        f"pick rate when on display: median {f['median_pick_rate']:.2f}, highest "
+        f"{f['top_pick_rate']:.2f} ({f['top_card']}, {f['top_ratio']:.1f}x the median; rule: at most 3x)"
+    )
     print("card  offered  picked  rate  mean score of its takers (difference to all seats)")
-    for card, scores in rows:
+    for row in f["cards"]:
         print(
-            f"{card:<6}{offered[card]:7d} {picked[card]:7d}  {rate.get(card, 0):.2f}"
-            f"  {statistics.fmean(scores):6.2f} ({statistics.fmean(scores) - mean:+.2f})"
+            f"{row['card']:<6}{row['offered']:7d} {row['picked']:7d}  {row['rate']:.2f}"
+            f"  {row['takers_mean']:6.2f} ({row['difference']:+.2f})"
         )
 
 

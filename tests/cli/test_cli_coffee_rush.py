@@ -186,7 +186,7 @@ def test_deck_check_reads_card_files(capsys: pytest.CaptureFixture[str], tmp_pat
     assert "3 problem(s)" in err
     assert "'sugar' is not an ingredient" in err
     assert "'Milk Tea' is used 2 times" in err
-    assert "'copies' must be a whole number >= 1" in err
+    assert "'copies' must be a whole number from 1" in err
     # playing with it gives one line naming the first problem and how to see them all
     code, _, err = run(capsys, "sim", "coffee-rush", "--cards", str(broken))
     assert "deck check" in assert_user_error(code, err)

@@ -1,4 +1,4 @@
-"""The `coffeetable` command line: play, sim, inspect, deck check, serve, admin.
+"""The `coffeetable` command line: play, sim, inspect, deck check/format, serve, admin.
 
 Every error a user can cause prints one line starting with "error:" and exits with code 2.
 """
@@ -168,6 +168,13 @@ def build_parser() -> argparse.ArgumentParser:
         "check", help="validate a Café deck file or a Coffee Rush card file"
     )
     check.add_argument("file")
+    fmt = deck_sub.add_parser(
+        "format",
+        help="write a Café deck file or a Coffee Rush card file as canonical TOML "
+        "(the text the server stores; comments are dropped)",
+    )
+    fmt.add_argument("file")
+    fmt.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
 
     serve = sub.add_parser("serve", help="run the online server (web client, API, WebSockets)")
     serve.add_argument(
@@ -545,21 +552,22 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 def _deck(args: argparse.Namespace) -> int:
-    """Validate a Café deck or a Coffee Rush card file (told apart by their content)."""
+    """Validate (`check`) or write canonically (`format`) a Café deck or a Coffee Rush card
+    file (told apart by their content)."""
     from coffeetable.core.datafile import DataFileError, parse_toml, read_file
-    from coffeetable.games.coffee_rush.cards import CARDS_FORMAT
+    from coffeetable.games.datafiles import game_of
 
     raw, source = read_file(args.file, "deck file")
+    if args.deck_command == "format":
+        return _format_deck(args, raw, source)
     try:
         data = parse_toml(raw, source)
     except DataError:
         data = {}  # not TOML: the deck parser reports why
-    # a Coffee Rush card file by its format, or by its tables whatever its format says
-    is_cards = data.get("format") == CARDS_FORMAT or "drink" in data or "board" in data
     try:
         return (
             _check_cards(args.file, raw, source)
-            if is_cards
+            if game_of(data) == "coffee-rush"
             else _check_deck(args.file, raw, source)
         )
     except DataFileError as exc:
@@ -570,6 +578,32 @@ def _deck(args: argparse.Namespace) -> int:
         for problem in exc.problems:
             print(f"  - {problem}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _format_deck(args: argparse.Namespace, raw: bytes, source: str) -> int:
+    from pathlib import Path
+
+    from coffeetable.core.datafile import parse_toml
+    from coffeetable.games.datafiles import game_of, read_model
+
+    data = parse_toml(raw, source)
+    reading = read_model(game_of(data), data, source)
+    if not reading.text:
+        raise DataError(f"{source}: cannot be written as TOML: {reading.problems[0]}")
+    if args.output:
+        try:
+            Path(args.output).write_text(reading.text, encoding="utf-8")
+        except OSError as exc:
+            raise DataError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
+    else:
+        sys.stdout.write(reading.text)
+    if reading.problems:
+        print(
+            f"note: {source} has {len(reading.problems)} problem(s); "
+            f"`coffeetable deck check {source}` lists them",
+            file=sys.stderr,
+        )
+    return 0
 
 
 def _check_cards(path: str, raw: bytes, source: str) -> int:

@@ -88,6 +88,7 @@ class Driver:
                 bot,
                 live.meta.seed ^ version,
                 live.bot_plans.pop(seat, ()),
+                deck=live.deck.text if live.deck is not None else None,
             )
         except JobError as exc:  # the bot failed, or no worker answered: try again later
             log.warning("bot %s failed at table %s: %s", bot, live.meta.id, exc)
@@ -188,6 +189,7 @@ class Driver:
                 seat,
                 HINT_BOT,
                 live.meta.seed ^ (version + 7919),
+                deck=live.deck.text if live.deck is not None else None,
                 hint=True,
                 timeout=30.0,
             )

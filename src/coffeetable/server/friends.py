@@ -72,6 +72,13 @@ class FriendService:
     async def of(self, user: User) -> list[Friend]:
         return await self.storage.friends(user.id)
 
+    async def friend_ids(self, user: User | None) -> set[int]:
+        """The ids of the user's friends (accepted both ways; none for a guest or nobody):
+        who may use their "friends" decks and whose they may use (decks.py)."""
+        if user is None or user.is_guest:
+            return set()
+        return {f.user_id for f in await self.storage.friends(user.id) if f.state == "friend"}
+
     async def _refuse_blocked(self, user: User, other: User) -> None:
         """Nothing passes between two users when either blocked the other (moderation.py)."""
         if await self.storage.is_blocked(other.id, user.id) or await self.storage.is_blocked(

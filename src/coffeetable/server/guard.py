@@ -28,6 +28,10 @@ CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 #: The one-click unsubscribe route (notify_routes.py) and the bodies mail programs post to it.
 ONE_CLICK = "/api/unsubscribe/one-click"
 ONE_CLICK_MEDIA = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
+#: The deck routes (deck_routes.py) and the deck file bodies they take besides JSON: a
+#: cross-site page's text/plain post carries its Origin, refused above.
+DECK_PATHS = frozenset({"/api/decks", "/api/decks/check"})
+DECK_MEDIA = frozenset({"text/plain", "application/toml"})
 
 #: The browser client loads its scripts, styles, images and data from the site itself and
 #: talks to it over fetch and WebSockets; nothing may frame it.
@@ -132,6 +136,8 @@ class EdgeGuard:
                 # RFC 8058: mail programs post a form to a mail's List-Unsubscribe URL; its
                 # token, not a cookie, says whose mail stops (so a forged post does nothing)
                 return None
+            if scope.get("path") in DECK_PATHS and media in DECK_MEDIA:
+                return None  # a deck file's text (its Origin, if any, was judged above)
             if media != "application/json":
                 return (
                     415,

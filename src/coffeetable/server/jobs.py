@@ -45,7 +45,7 @@ from typing import Any
 import orjson
 
 from coffeetable.core.game import JSON
-from coffeetable.server.bots import choose_move
+from coffeetable.server.bots import calibrate_deck, choose_move
 from coffeetable.server.bus import PREFIX
 
 log = logging.getLogger("coffeetable.server.jobs")
@@ -78,11 +78,21 @@ class Jobs:
         seed: int,
         plan: Sequence[str] = (),
         *,
+        deck: str | None = None,
         hint: bool = False,
         timeout: float = 60.0,
     ) -> tuple[str, list[str]]:
         """`bots.choose_move` in a worker: the move's notation and the bot's plan after it.
-        `hint` jobs come after bot seats' jobs. JobError if it could not be done."""
+        `deck`: the text of the table's players' deck (None: the default deck); workers
+        are trusted and parse it (once per process). `hint` jobs come after bot seats'
+        jobs. JobError if it could not be done."""
+        raise NotImplementedError
+
+    async def calibrate(
+        self, game_name: str, deck: str | None, plan: dict[str, Any], *, timeout: float
+    ) -> dict[str, Any]:
+        """`bots.calibrate_deck` in a worker: a deck's calibration figures. JobError if it
+        could not be done."""
         raise NotImplementedError
 
     async def depth(self) -> int:
@@ -124,6 +134,7 @@ class PoolJobs(Jobs):
         seed: int,
         plan: Sequence[str] = (),
         *,
+        deck: str | None = None,
         hint: bool = False,
         timeout: float = 60.0,
     ) -> tuple[str, list[str]]:
@@ -134,7 +145,15 @@ class PoolJobs(Jobs):
                 pool = self._executor()
                 try:
                     return await loop.run_in_executor(
-                        pool, choose_move, game_name, position, seat, bot, seed, tuple(plan)
+                        pool,
+                        choose_move,
+                        game_name,
+                        position,
+                        seat,
+                        bot,
+                        seed,
+                        tuple(plan),
+                        deck,
                     )
                 except BrokenProcessPool:
                     # a worker died: a new pool, and the decision once more
@@ -147,6 +166,26 @@ class PoolJobs(Jobs):
                 except Exception as exc:
                     raise JobError(f"the bot failed: {type(exc).__name__}: {exc}") from exc
             raise AssertionError("unreachable")
+        finally:
+            self._running -= 1
+
+    async def calibrate(
+        self, game_name: str, deck: str | None, plan: dict[str, Any], *, timeout: float
+    ) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        self._running += 1
+        try:
+            future = loop.run_in_executor(
+                self._executor(), calibrate_deck, game_name, deck, dict(plan)
+            )
+            return await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            raise JobError(f"the calibration took longer than {timeout:g} s") from None
+        except BrokenProcessPool:
+            self._pool = None
+            raise JobError("the calibration's worker process died") from None
+        except Exception as exc:
+            raise JobError(f"the calibration failed: {type(exc).__name__}: {exc}") from exc
         finally:
             self._running -= 1
 
@@ -198,23 +237,28 @@ class RedisJobs(Jobs):
         seed: int,
         plan: Sequence[str] = (),
         *,
+        deck: str | None = None,
         hint: bool = False,
         timeout: float = 60.0,
     ) -> tuple[str, list[str]]:
-        job_id = secrets.token_hex(8)
         job = {
-            "id": job_id,
-            "reply": self.replies,
             "game": game_name,
             "position": position,
             "seat": seat,
             "bot": bot,
             "seed": seed,
             "plan": list(plan),
+            "deck": deck,
         }
+        answer = await self._ask(job, HINT_STREAM if hint else BOT_STREAM, timeout)
+        return str(answer["text"]), [str(p) for p in answer.get("plan", [])]
+
+    async def _ask(self, job: dict[str, Any], stream: str, timeout: float) -> dict[str, Any]:
+        """Queue `job` on `stream` and wait for its answer (JobError if it failed)."""
+        job_id = secrets.token_hex(8)
+        job = {**job, "id": job_id, "reply": self.replies}
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[job_id] = future
-        stream = HINT_STREAM if hint else BOT_STREAM
         try:
             try:
                 await _ensure_group(self.redis, stream)
@@ -229,7 +273,14 @@ class RedisJobs(Jobs):
             self._waiting.pop(job_id, None)
         if not answer.get("ok"):
             raise JobError(str(answer.get("error", "the job failed")))
-        return str(answer["text"]), [str(p) for p in answer.get("plan", [])]
+        return answer
+
+    async def calibrate(
+        self, game_name: str, deck: str | None, plan: dict[str, Any], *, timeout: float
+    ) -> dict[str, Any]:
+        job = {"kind": "calibrate", "game": game_name, "deck": deck, "plan": dict(plan)}
+        answer = await self._ask(job, HINT_STREAM, timeout)
+        return dict(answer["figures"])
 
     async def depth(self) -> int:
         total = 0
@@ -278,9 +329,22 @@ class RedisJobs(Jobs):
 
 # ==== the worker ==============================================================================
 def _answer(job: dict[str, Any]) -> dict[str, Any]:
+    if job.get("kind") == "calibrate":
+        try:
+            figures = calibrate_deck(job["game"], job.get("deck"), job.get("plan") or {})
+        except Exception as exc:  # a deck that fails to play: say so, do not crash
+            log.exception("calibration job %s failed", job.get("id"))
+            return {"id": job.get("id"), "ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        return {"id": job["id"], "ok": True, "figures": figures}
     try:
         text, plan = choose_move(
-            job["game"], job["position"], job["seat"], job["bot"], job["seed"], job["plan"]
+            job["game"],
+            job["position"],
+            job["seat"],
+            job["bot"],
+            job["seed"],
+            job["plan"],
+            job.get("deck"),
         )
     except Exception as exc:  # the bot failed on this position: say so, do not crash
         log.exception("job %s failed", job.get("id"))

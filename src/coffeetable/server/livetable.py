@@ -19,6 +19,7 @@ import orjson
 from coffeetable.core.game import Game, State
 from coffeetable.server.abandon import limit_of, public_json
 from coffeetable.server.clock import GameClock
+from coffeetable.server.deckbook import LoadedDeck, summary_of
 from coffeetable.server.storage import GameTable, Seat, TableChanges, User
 
 #: Outgoing messages queued per client before it is considered gone.
@@ -99,6 +100,8 @@ def log_json(line: LogLine) -> dict[str, Any]:
 class LiveTable:
     meta: GameTable
     game: Game
+    # the players' deck the table plays with (None: the default deck); bot jobs carry its text
+    deck: LoadedDeck | None = None
     state: State | None = None
     log: list[LogLine] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -236,4 +239,6 @@ def table_json(meta: GameTable, names: dict[int, str]) -> dict[str, Any]:
         "result": meta.result,
         "abandon_after": limit_of(meta),
         "abandon": public_json(meta),
+        # the players' deck (issue 39): its sha256, name and where its cards come from
+        **({"deck": deck} if (deck := summary_of(meta.game, meta.options)) else {}),
     }

@@ -16,11 +16,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from coffeetable.core.errors import DataError
-from coffeetable.core.registry import find_game, game_names
+from coffeetable.core.registry import game_names
 from coffeetable.server import abandon
 from coffeetable.server.bots import ZOMBIE_BOT, check_bot_name
 from coffeetable.server.bus import LOBBY, Bus
 from coffeetable.server.clock import ClockSettings
+from coffeetable.server.deckbook import UnknownDeck
 from coffeetable.server.livetable import LiveTable, TableError, now_utc, seat_of, table_json
 from coffeetable.server.match import MatchService
 from coffeetable.server.storage import GameTable, Seat, StaleRevisionError, User
@@ -112,7 +113,12 @@ class LobbyService:
             raise TableError(
                 400, "unknown_game", f"unknown game {game_name!r}; games: {', '.join(game_names())}"
             )
-        game = find_game(game_name)
+        try:
+            game, _ = await self.match.decks.game_for(game_name, options)
+        except UnknownDeck:
+            raise TableError(
+                404, "deck_not_found", "there is no such deck, or it is not yours to use"
+            ) from None
         n = len(seats)
         seed = secrets.randbits(63)
         try:

@@ -33,11 +33,11 @@ import orjson
 
 from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.game import State
-from coffeetable.core.registry import find_game
 from coffeetable.core.say import render as render_say
 from coffeetable.server import abandon
 from coffeetable.server.bus import Bus, table_topic
 from coffeetable.server.clock import ClockSettings, GameClock
+from coffeetable.server.deckbook import DeckBook, UnknownDeck
 from coffeetable.server.livetable import (
     Client,
     LiveTable,
@@ -83,6 +83,8 @@ class MatchService:
     ) -> None:
         self.storage = storage
         self.bus = bus
+        #: the games on players' decks (`deckbook.py`)
+        self.decks = DeckBook(storage)
         self.monotonic = monotonic
         self.live_tables: dict[str, LiveTable] = {}
         self._loading: dict[str, asyncio.Lock] = {}
@@ -120,7 +122,13 @@ class MatchService:
                 if loaded is None:
                     raise TableError(404, "no_table", f"there is no table {table_id!r}")
                 meta, _ = loaded
-                live = LiveTable(meta=meta, game=find_game(meta.game))
+                try:
+                    game, deck = await self.decks.game_for(meta.game, meta.options)
+                except UnknownDeck:
+                    raise TableError(
+                        500, "no_deck", f"the deck of table {table_id!r} is not stored"
+                    ) from None
+                live = LiveTable(meta=meta, game=game, deck=deck)
                 await self._replay(live, loaded)
             except BaseException:
                 await self.bus.unsubscribe(table_topic(table_id))

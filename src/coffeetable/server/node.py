@@ -124,6 +124,22 @@ class Settings(BaseModel):
     presence_refresh: float = Field(
         default_factory=lambda: _env_float("COFFEETABLE_PRESENCE_REFRESH", PRESENCE_REFRESH)
     )
+    #: decks (issue 39): decks a user may keep; a deck calibration's bot, players, games
+    #: and time bound (seconds), and the runs a user may ask for in a day
+    decks_per_user: int = 100
+    calibration_bot: str = Field(
+        default_factory=lambda: os.environ.get("COFFEETABLE_CALIBRATION_BOT", "greedy")
+    )
+    calibration_players: int = 2
+    calibration_games: int = Field(
+        default_factory=lambda: _env_int("COFFEETABLE_CALIBRATION_GAMES", 10)
+    )
+    calibration_seconds: float = Field(
+        default_factory=lambda: _env_float("COFFEETABLE_CALIBRATION_SECONDS", 300.0)
+    )
+    calibrations_per_day: int = Field(
+        default_factory=lambda: _env_int("COFFEETABLE_CALIBRATIONS_PER_DAY", 5)
+    )
     #: a name for this node in logs and the health report
     node_name: str = Field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
 

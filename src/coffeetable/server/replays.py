@@ -4,12 +4,14 @@ a finished table, and the public view after any number of moves."""
 from __future__ import annotations
 
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.record import GameRecord, apply_stored
-from coffeetable.core.registry import find_game, game_names
+from coffeetable.core.registry import game_names
 from coffeetable.server import auth
+from coffeetable.server.deckbook import UnknownDeck, deck_sha
 from coffeetable.server.livetable import TableError, result_json
 from coffeetable.server.match import MatchService
 from coffeetable.server.storage import GameTable, Seat, User
@@ -40,13 +42,33 @@ class ReplayService:
         )
         return record, live.state
 
-    async def import_record(self, user: User, record: GameRecord) -> GameTable:
+    async def import_record(
+        self,
+        user: User,
+        record: GameRecord,
+        may_use: Callable[[User, str, str], Awaitable[bool]] | None = None,
+    ) -> GameTable:
         """A finished table made from a record (checked by replaying it). The seats are
-        shown under the record's names; the importer holds none of them."""
+        shown under the record's names; the importer holds none of them. A record made on
+        a players' deck (its options name it) is replayed on that deck, if the importer may
+        use it (`may_use(user, game, sha256)`; else 404 `deck_not_found`)."""
         if record.game not in game_names():
             raise TableError(400, "unknown_game", f"unknown game {record.game!r}")
+        if not isinstance(record.options, dict):
+            raise TableError(400, "invalid_record", "the record's options must be an object")
+        sha = deck_sha(record.game, record.options)
         try:
-            final = record.replay()
+            if sha is not None and (may_use is None or not await may_use(user, record.game, sha)):
+                raise UnknownDeck(sha)
+            game, _ = await self.match.decks.game_for(record.game, record.options)
+        except UnknownDeck:
+            raise TableError(
+                404,
+                "deck_not_found",
+                "the record was played with a deck that is not stored here or not yours to use",
+            ) from None
+        try:
+            final = record.replay(game=game)
         except CoffeetableError as exc:
             raise TableError(400, "invalid_record", str(exc)) from None
         if not final.is_over():
@@ -57,7 +79,6 @@ class ReplayService:
                 names.append(auth.check_seat_name(name))
             except auth.AuthError as exc:
                 raise TableError(400, "invalid_record", f"seat {index}'s name: {exc}") from None
-        game = find_game(record.game)
         try:
             moves = [(seat, game.parse_action(text).notation()) for seat, text in record.actions]
         except CoffeetableError as exc:
@@ -86,7 +107,7 @@ class ReplayService:
         actions = await self.storage.list_actions(table_id)
         if not 0 <= version <= len(actions):
             raise TableError(404, "no_move", f"this game has moves 0..{len(actions)}")
-        game = find_game(meta.game)
+        game, _ = await self.match.decks.game_for(meta.game, meta.options)
         state = game.new_initial_state(len(meta.seats), meta.seed, meta.options)
         previous: tuple[int, Any] | None = None
         for stored in actions[:version]:

@@ -207,7 +207,7 @@ BROKEN = [
     ),
     pytest.param(
         [("copies = 4", "copies = 0")],
-        ["drink 'Espresso Doppio': 'copies' must be a whole number >= 1 (got 0)"],
+        ["drink 'Espresso Doppio': 'copies' must be a whole number from 1 to 99 (got 0)"],
         id="copies-0",
     ),
     pytest.param(
@@ -227,7 +227,7 @@ BROKEN = [
     ),
     pytest.param(
         [("rush = 15", "rush = -1")],
-        ["[box] 'rush' must be a whole number"],
+        ["[box]: 'rush' must be a whole number"],
         id="rush",
     ),
     pytest.param(
@@ -237,7 +237,7 @@ BROKEN = [
     ),
     pytest.param(
         [("water = 12 }", "water = 0 }")],
-        ["[box] tokens: water needs a whole number of tokens >= 1"],
+        ["[box] tokens: water needs a whole number of tokens from 1"],
         id="tokens-0",
     ),
     pytest.param(
@@ -286,7 +286,7 @@ def test_several_problems_are_all_listed() -> None:
         "'sugar' is not an ingredient",
         "needs 2 coffee but the box has only 1",
         "drink name 'espresso' is used 2 times",
-        "'copies' must be a whole number >= 1 (got 0)",
+        "'copies' must be a whole number from 1 to 99 (got 0)",
         # the Ristretto, renamed Espresso above
         "drink 'espresso': 'verified'",
     ]

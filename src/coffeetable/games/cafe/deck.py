@@ -15,8 +15,20 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from coffeetable.core.datafile import DataFileError, parse_toml, read_file
+from coffeetable.core.datafile import (
+    COMMON_CODES,
+    DataFileError,
+    Problem,
+    ProblemError,
+    make_problem,
+    model_problems,
+    parse_toml,
+    read_file,
+    shown,
+    toml_model,
+)
 from coffeetable.core.errors import DataError
+from coffeetable.core.tomlwrite import dumps
 
 DECK_FORMAT = "coffeetable.cafe.deck/1"
 COLOURS = "YBGR"  # yellow, brown, green, red
@@ -230,95 +242,194 @@ def default_deck() -> Deck:
     return parse_deck(raw, "coffeetable default deck")
 
 
-def parse_deck(raw: bytes, source: str) -> Deck:
-    """Parse and validate a deck file; raise DataError listing every problem found."""
+#: Every problem a deck file may have: code -> English template (docs/cafe-deck-format.md).
+PROBLEM_CODES: dict[str, str] = {
+    **COMMON_CODES,
+    "no_cards": "no [[card]] tables",
+    "card_not_table": "must be a table",
+    "bad_card_id": "'id' must be a non-empty string of letters, digits and '-'",
+    "bad_kind": "'kind' must be one of {kinds} (got {got})",
+    "start_needs_company": "a start card needs 'company', one of {companies}",
+    "company_not_start": "only start cards have a 'company'",
+    "bad_star": "'star' must be true/false, and only plan cards carry a star",
+    "reconstructed_required": "'reconstructed' (true/false) is required: say where the card "
+    "comes from",
+    "bad_cells": "'cells' must be {rows} rows of {cols} tokens",
+    "bad_cell_token": "unknown cell token {got}; valid: bean-Y/B/G/R, dry, roast, cup, ship, "
+    "empty, shop-<letter>, espresso, supply, cake-<vp>, bonus-Y/B/G/R",
+    "shops_not_table": "'shops' must be a table of shop keys",
+    "shop_not_table": "shop {shop}: must be a table",
+    "bad_city": "shop {shop}: 'city' must be a non-empty string",
+    "bad_year": "shop {shop}: 'year' must be an integer",
+    "bad_requires": "shop {shop}: 'requires' must be 1-6 colour letters (Y, B, G, R)",
+    "bad_colour": "shop {shop}: unknown colour {got}; colours are Y (yellow), B (brown), "
+    "G (green), R (red)",
+    "bad_vp": "shop {shop}: 'vp' must be an integer from 0 to {max}",
+    "bad_shop_name": "shop {shop}: 'name' must be a string",
+    "shop_without_table": "cell token shop-{shop} has no [shops.{shop}] table",
+    "shop_too_big": "shop {shop} covers {cells} cells; a shop covers 1 or 2",
+    "shop_not_adjacent": "the two cells of shop {shop} must be orthogonally adjacent",
+    "shop_without_cell": "shop {shop} is described but no cell shows shop-{shop}",
+    "duplicate_id": "duplicate id",
+    "start_cards": "need exactly one start card per company ({companies}); found {count}: {found}",
+    "start_missing_icons": "a start card shows every action icon; missing {missing}",
+    "plan_count": "need exactly {need} plan cards, found {count}",
+    "star_count": "need exactly {need} plan cards with star = true, found {count}",
+    "espresso_count": "the Espresso expansion has {need} cards; found {count}",
+    "expansion_cell": "expansion cell {token} only belongs on espresso cards",
+    "unknown_promo": "unknown promo id; known: {known}",
+    "shop_not_in_appendix": "shop {shop} ({city} {year}) is not one of the 23 shops named in "
+    "the rulebook appendix",
+}
+MAX_VP = 20
+#: The key order of the canonical deck file (core/tomlwrite.py).
+FILE_ORDER = {
+    "": ("format", "name", "version", "provenance", "history", "card"),
+    "card": ("id", "kind", "company", "star", "reconstructed", "cells", "shops"),
+    "card.shops.*": ("city", "year", "requires", "vp", "name"),
+}
+
+
+def _problem(code: str, **kw: Any) -> Problem:
+    return make_problem(PROBLEM_CODES, code, **kw)
+
+
+@dataclass(frozen=True)
+class DeckReading:
+    """What a deck file says, valid or not: its name and version, the cards that could be
+    read (in file order, with their positions in the file) and every problem found."""
+
+    name: str
+    version: int
+    cards: tuple[tuple[int, CardSpec], ...]
+    problems: tuple[Problem, ...]
+    model: dict[str, Any]
+
+
+def read_deck(raw: bytes, source: str) -> DeckReading:
+    """Read a deck file, collecting every problem (UnreadableError if it is not TOML)."""
     data = parse_toml(raw, source)
-    problems: list[str] = []
+    return read_deck_data(data, source)
+
+
+def read_deck_data(data: dict[str, Any], source: str) -> DeckReading:
+    """`read_deck` of a parsed document."""
+    problems: list[Problem] = list(model_problems(data))
     version = data.get("version", 0)
     if not isinstance(version, int) or isinstance(version, bool) or version < 0:
-        problems.append(f"'version' must be a whole number (got {version!r})")
+        problems.append(_problem("bad_version", field="version", got=shown(version)))
         version = 0
     name = data.get("name", source)
-    if not isinstance(name, str):
-        problems.append(f"'name' must be a string (got {name!r})")
+    if not isinstance(name, str) or not name.strip():
+        problems.append(_problem("bad_name", field="name", got=shown(name)))
+        name = source
     cards = _read_cards(data, problems)
     if not problems:
-        problems.extend(validate_cards(cards))
-    if problems:
-        raise DeckError(source, problems)
+        problems.extend(validate_cards([c for _, c in cards], [i for i, _ in cards]))
+    return DeckReading(name, version, tuple(cards), tuple(problems), toml_model(data))
+
+
+def parse_deck(raw: bytes, source: str) -> Deck:
+    """Parse and validate a deck file; raise DeckError listing every problem found."""
+    reading = read_deck(raw, source)
+    if reading.problems:
+        raise DeckError(source, list(reading.problems))
     return Deck(
-        name=str(name),
-        version=version,
-        cards=tuple(cards),
+        name=reading.name,
+        version=reading.version,
+        cards=tuple(card for _, card in reading.cards),
         digest=hashlib.sha256(raw).hexdigest(),
         source=source,
     )
 
 
-def _read_cards(data: dict[str, Any], problems: list[str]) -> list[CardSpec]:
+def deck_toml(model: dict[str, Any]) -> str:
+    """The canonical text of a deck file's JSON model (`DeckReading.model`)."""
+    return dumps(model, FILE_ORDER)
+
+
+def _read_cards(data: dict[str, Any], problems: list[Problem]) -> list[tuple[int, CardSpec]]:
     if data.get("format") != DECK_FORMAT:
-        problems.append(f"'format' must be {DECK_FORMAT!r} (got {data.get('format')!r})")
+        problems.append(
+            _problem(
+                "bad_format",
+                field="format",
+                expected=repr(DECK_FORMAT),
+                got=shown(data.get("format")),
+            )
+        )
         return []
     raw_cards = data.get("card")
     if not isinstance(raw_cards, list) or not raw_cards:
-        problems.append("no [[card]] tables")
+        problems.append(_problem("no_cards", field="card"))
         return []
-    cards: list[CardSpec] = []
+    cards: list[tuple[int, CardSpec]] = []
     for n, rc in enumerate(raw_cards):
-        where = f"card #{n + 1}"
         try:
-            cards.append(_read_card(rc, where))
-        except DataError as exc:
-            problems.append(str(exc))
+            cards.append((n, _read_card(rc, n)))
+        except ProblemError as exc:
+            problems.append(exc.problem)
     return cards
 
 
-def _read_card(rc: Any, where: str) -> CardSpec:
+def _read_card(rc: Any, index: int) -> CardSpec:
+    where = f"card #{index + 1}"
     if not isinstance(rc, dict):
-        raise DataError(f"{where}: must be a table")
+        raise ProblemError(_problem("card_not_table", where=where, index=index))
     card_id = rc.get("id")
     if not isinstance(card_id, str) or not card_id or not card_id.replace("-", "").isalnum():
-        raise DataError(f"{where}: 'id' must be a non-empty string of letters, digits and '-'")
-    where = f"card {card_id}"
+        raise ProblemError(_problem("bad_card_id", where=where, index=index, field="id"))
+
+    def fail(code: str, field: str | None = None, **params: Any) -> ProblemError:
+        return ProblemError(
+            _problem(
+                code, where=f"card {card_id}", card=card_id, index=index, field=field, **params
+            )
+        )
+
     known = {"id", "kind", "company", "star", "reconstructed", "cells", "shops"}
     extra = set(rc) - known
     if extra:
-        raise DataError(f"{where}: unknown field(s) {', '.join(sorted(extra))}")
+        raise fail("unknown_fields", fields=", ".join(sorted(extra)))
     kind = rc.get("kind")
     if kind not in CARD_KINDS:
-        raise DataError(f"{where}: 'kind' must be one of {', '.join(CARD_KINDS)} (got {kind!r})")
+        raise fail("bad_kind", "kind", kinds=", ".join(CARD_KINDS), got=shown(kind))
     company = rc.get("company")
     if kind == "start":
         if company not in COMPANIES:
-            raise DataError(f"{where}: a start card needs 'company', one of {', '.join(COMPANIES)}")
+            raise fail("start_needs_company", "company", companies=", ".join(COMPANIES))
     elif company is not None:
-        raise DataError(f"{where}: only start cards have a 'company'")
+        raise fail("company_not_start", "company")
     star = rc.get("star", False)
     if not isinstance(star, bool) or (star and kind != "plan"):
-        raise DataError(f"{where}: 'star' must be true/false, and only plan cards carry a star")
+        raise fail("bad_star", "star")
     reconstructed = rc.get("reconstructed")
     if not isinstance(reconstructed, bool):
-        raise DataError(
-            f"{where}: 'reconstructed' (true/false) is required: say where the card comes from"
-        )
+        raise fail("reconstructed_required", "reconstructed")
     rows = rc.get("cells")
     if (
         not isinstance(rows, list)
         or len(rows) != ROWS
         or not all(isinstance(r, list) and len(r) == COLS for r in rows)
     ):
-        raise DataError(f"{where}: 'cells' must be {ROWS} rows of {COLS} tokens")
-    try:
-        cells = tuple(tuple(CellSpec.from_token(t) for t in row) for row in rows)
-    except DataError as exc:
-        raise DataError(f"{where}: {exc}") from None
+        raise fail("bad_cells", "cells", rows=ROWS, cols=COLS)
+    cell_rows = []
+    for r, row in enumerate(rows):
+        cell_row = []
+        for c, token in enumerate(row):
+            try:
+                cell_row.append(CellSpec.from_token(token))
+            except DataError:
+                raise fail("bad_cell_token", f"cells[{r}][{c}]", got=shown(token)) from None
+        cell_rows.append(tuple(cell_row))
+    cells = tuple(cell_rows)
     raw_shops = rc.get("shops", {})
     if not isinstance(raw_shops, dict):
-        raise DataError(f"{where}: 'shops' must be a table of shop keys")
+        raise fail("shops_not_table", "shops")
     shops: dict[str, ShopSpec] = {}
     for key, rs in raw_shops.items():
-        shops[key] = _read_shop(rs, f"{where} shop {key!r}")
-    _check_shop_cells(cells, shops, where)
+        shops[key] = _read_shop(rs, repr(key), fail, f"shops.{key}")
+    _check_shop_cells(cells, shops, fail)
     return CardSpec(
         id=card_id,
         kind=kind,
@@ -330,32 +441,32 @@ def _read_card(rc: Any, where: str) -> CardSpec:
     )
 
 
-def _read_shop(rs: Any, where: str) -> ShopSpec:
+def _read_shop(rs: Any, shop: str, fail: Any, path: str) -> ShopSpec:
     if not isinstance(rs, dict):
-        raise DataError(f"{where}: must be a table")
+        raise fail("shop_not_table", path, shop=shop)
     extra = set(rs) - {"city", "year", "requires", "vp", "name"}
     if extra:
-        raise DataError(f"{where}: unknown field(s) {', '.join(sorted(extra))}")
+        raise fail("unknown_fields", path, fields=", ".join(sorted(extra)))
     city, year, requires, vp, name = (rs.get(k) for k in ("city", "year", "requires", "vp", "name"))
     if not isinstance(city, str) or not city:
-        raise DataError(f"{where}: 'city' must be a non-empty string")
+        raise fail("bad_city", f"{path}.city", shop=shop)
     if year is not None and (not isinstance(year, int) or isinstance(year, bool)):
-        raise DataError(f"{where}: 'year' must be an integer")
+        raise fail("bad_year", f"{path}.year", shop=shop)
     if not isinstance(requires, str) or not 1 <= len(requires) <= 6:
-        raise DataError(f"{where}: 'requires' must be 1-6 colour letters (Y, B, G, R)")
-    try:
-        counts = parse_colours(requires)
-    except DataError as exc:
-        raise DataError(f"{where}: {exc}") from None
-    if not isinstance(vp, int) or isinstance(vp, bool) or not 0 <= vp <= 20:
-        raise DataError(f"{where}: 'vp' must be an integer from 0 to 20")
+        raise fail("bad_requires", f"{path}.requires", shop=shop)
+    bad = [ch for ch in requires if len(ch) != 1 or ch.upper() not in COLOURS]
+    if bad:
+        raise fail("bad_colour", f"{path}.requires", shop=shop, got=shown(bad[0]))
+    counts = parse_colours(requires)
+    if not isinstance(vp, int) or isinstance(vp, bool) or not 0 <= vp <= MAX_VP:
+        raise fail("bad_vp", f"{path}.vp", shop=shop, max=MAX_VP)
     if name is not None and not isinstance(name, str):
-        raise DataError(f"{where}: 'name' must be a string")
+        raise fail("bad_shop_name", f"{path}.name", shop=shop)
     return ShopSpec(city=city, year=year, requires=counts, vp=vp, name=name)
 
 
 def _check_shop_cells(
-    cells: tuple[tuple[CellSpec, ...], ...], shops: dict[str, ShopSpec], where: str
+    cells: tuple[tuple[CellSpec, ...], ...], shops: dict[str, ShopSpec], fail: Any
 ) -> None:
     positions: dict[str, list[tuple[int, int]]] = {}
     for r, row in enumerate(cells):
@@ -364,37 +475,55 @@ def _check_shop_cells(
                 positions.setdefault(cell.shop, []).append((r, c))
     for key, cells_of in positions.items():
         if key not in shops:
-            raise DataError(f"{where}: cell token shop-{key} has no [shops.{key}] table")
+            raise fail("shop_without_table", "cells", shop=key)
         if len(cells_of) > 2:
-            raise DataError(
-                f"{where}: shop {key!r} covers {len(cells_of)} cells; a shop covers 1 or 2"
-            )
+            raise fail("shop_too_big", "cells", shop=repr(key), cells=len(cells_of))
         if len(cells_of) == 2:
             (r1, c1), (r2, c2) = cells_of
             if abs(r1 - r2) + abs(c1 - c2) != 1:
-                raise DataError(
-                    f"{where}: the two cells of shop {key!r} must be orthogonally adjacent"
-                )
+                raise fail("shop_not_adjacent", "cells", shop=repr(key))
     for key in shops:
         if key not in positions:
-            raise DataError(f"{where}: shop {key!r} is described but no cell shows shop-{key}")
+            raise fail("shop_without_cell", f"shops.{key}", shop=key)
 
 
-def validate_cards(cards: list[CardSpec]) -> list[str]:
-    """Check a card list against the known facts (counts, shops from the appendix)."""
-    problems: list[str] = []
+def validate_cards(cards: list[CardSpec], positions: list[int] | None = None) -> list[Problem]:
+    """Check a card list against the known facts (counts, shops from the appendix).
+    `positions`: each card's index in its file (default: its index in `cards`)."""
+    problems: list[Problem] = []
+    where_of = dict(zip((c.id for c in cards), positions or range(len(cards)), strict=False))
+
+    def on(card: CardSpec, code: str, field: str | None = None, **params: Any) -> Problem:
+        return _problem(
+            code,
+            where=f"card {card.id}",
+            card=card.id,
+            index=where_of.get(card.id),
+            field=field,
+            **params,
+        )
+
     seen: set[str] = set()
-    for card in cards:
+    for n, card in enumerate(cards):
         if card.id in seen:
-            problems.append(f"card {card.id}: duplicate id")
+            index = positions[n] if positions else n
+            problems.append(
+                _problem(
+                    "duplicate_id", where=f"card {card.id}", card=card.id, index=index, field="id"
+                )
+            )
         seen.add(card.id)
     by_kind = {k: [c for c in cards if c.kind == k] for k in CARD_KINDS}
     starts = by_kind["start"]
     companies = sorted(c.company or "" for c in starts)
     if len(starts) != len(COMPANIES) or set(companies) != set(COMPANIES):
         problems.append(
-            f"need exactly one start card per company ({', '.join(COMPANIES)}); "
-            f"found {len(starts)}: {', '.join(companies) or 'none'}"
+            _problem(
+                "start_cards",
+                companies=", ".join(COMPANIES),
+                count=len(starts),
+                found=", ".join(companies) or "none",
+            )
         )
     for card in starts:
         kinds = {cell.kind for row in card.cells for cell in row}
@@ -404,35 +533,35 @@ def validate_cards(cards: list[CardSpec]) -> list[str]:
             if k not in kinds
         ]
         if missing:
-            problems.append(
-                f"card {card.id}: a start card shows every action icon; missing {', '.join(missing)}"
-            )
+            problems.append(on(card, "start_missing_icons", "cells", missing=", ".join(missing)))
     plans = by_kind["plan"]
     if len(plans) != PLAN_CARDS:
-        problems.append(f"need exactly {PLAN_CARDS} plan cards, found {len(plans)}")
+        problems.append(_problem("plan_count", need=PLAN_CARDS, count=len(plans)))
     stars = sum(1 for c in plans if c.star)
     if stars != STAR_CARDS:
-        problems.append(f"need exactly {STAR_CARDS} plan cards with star = true, found {stars}")
+        problems.append(_problem("star_count", need=STAR_CARDS, count=stars))
     espresso = by_kind["espresso"]
     if espresso and len(espresso) != ESPRESSO_CARDS:
-        problems.append(f"the Espresso expansion has {ESPRESSO_CARDS} cards; found {len(espresso)}")
+        problems.append(_problem("espresso_count", need=ESPRESSO_CARDS, count=len(espresso)))
     appendix, promos = _appendix()
     for card in cards:
         for cell in (cell for row in card.cells for cell in row):
             if cell.kind in EXPANSION_KINDS and card.kind != "espresso":
-                problems.append(
-                    f"card {card.id}: expansion cell {cell.token} only belongs on espresso cards"
-                )
+                problems.append(on(card, "expansion_cell", "cells", token=cell.token))
         if card.kind == "promo":
             if card.id not in promos:
-                problems.append(
-                    f"card {card.id}: unknown promo id; known: {', '.join(sorted(promos))}"
-                )
+                problems.append(on(card, "unknown_promo", "id", known=", ".join(sorted(promos))))
             continue
         for key, shop in card.shops.items():
             if shop.year is None or (shop.city, shop.year) not in appendix:
                 problems.append(
-                    f"card {card.id}: shop {key!r} ({shop.city} {shop.year}) is not one of the "
-                    "23 shops named in the rulebook appendix"
+                    on(
+                        card,
+                        "shop_not_in_appendix",
+                        f"shops.{key}",
+                        shop=repr(key),
+                        city=shop.city,
+                        year=shop.year,
+                    )
                 )
     return problems

@@ -16,8 +16,20 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from coffeetable.core.datafile import DataFileError, parse_toml, read_file
+from coffeetable.core.datafile import (
+    COMMON_CODES,
+    INT_MAX,
+    DataFileError,
+    Problem,
+    make_problem,
+    model_problems,
+    parse_toml,
+    read_file,
+    shown,
+    toml_model,
+)
 from coffeetable.core.errors import DataError
+from coffeetable.core.tomlwrite import dumps
 
 CARDS_FORMAT = "coffeetable.coffee-rush.cards/1"
 SIZE = 4  # the board is SIZE x SIZE squares
@@ -150,35 +162,110 @@ def default_cards() -> CardSet:
     return parse_cards(raw, "coffeetable default Coffee Rush cards")
 
 
-def parse_cards(raw: bytes, source: str) -> CardSet:
-    """Parse and validate a card file; raise CardsError listing every problem found."""
-    data = parse_toml(raw, source)
-    problems: list[str] = []
+#: Every problem a card file may have: code -> English template
+#: (docs/coffee-rush-cards-format.md).
+PROBLEM_CODES: dict[str, str] = {
+    **COMMON_CODES,
+    "no_box": "a [box] table is required (ingredients, tokens, rush)",
+    "bad_ingredients": "'ingredients' must list 1 to {max} different names of lower-case "
+    "letters, digits and '-' (got {got})",
+    "tokens_not_table": "'tokens' must be a table: ingredient = number of tokens",
+    "bad_token_count": "{ingredient} needs a whole number of tokens from 1 to {max}",
+    "tokens_not_ingredient": "not an ingredient: {names}",
+    "bad_rush": "'rush' must be a whole number of rush tokens from 0 to {max} (got {got})",
+    "no_board": "a [board] table is required (rows, specialties)",
+    "bad_board_rows": "'rows' must be {size} rows of {size} ingredient names",
+    "board_not_ingredient": "{got} is not an ingredient of [box]",
+    "specialties_not_list": "'specialties' must be a list of ingredient names",
+    "specialty_not_ingredient": "{got} is not an ingredient of [box]",
+    "no_drinks": "no [[drink]] tables",
+    "too_many_drinks": "at most {max} drinks (got {count})",
+    "drink_not_table": "must be a table",
+    "bad_drink_name": "'name' must be a non-empty string with single spaces between words",
+    "drink_name_chars": "names use letters, digits, spaces, '-' and apostrophes only",
+    "bad_recipe": "'recipe' must be a non-empty list of ingredient names",
+    "recipe_not_ingredient": "{got} is not an ingredient of [box]",
+    "recipe_over_box": "needs {need} {ingredient} but the box has only {have}",
+    "bad_copies": "'copies' must be a whole number from 1 to {max} (got {got})",
+    "verified_required": "'verified' (true/false) is required: say whether the recipe was "
+    "checked against the card",
+    "flag_required": "{flag} (true/false) is required",
+    "bad_flag": "{flag} must be true or false (got {got})",
+    "duplicate_drink": "drink name {name} is used {count} times (names must differ, ignoring case)",
+    "too_few_cards": "the deck needs at least {min} cards to set up 4 players (got {count})",
+}
+#: Bounds on counts (a file may not ask for a million tokens or cards).
+MAX_TOKENS = 99
+MAX_RUSH = 99
+MAX_COPIES = 99
+#: The key order of the canonical card file (core/tomlwrite.py).
+FILE_ORDER = {
+    "": ("format", "name", "version", "box", "board", "drink"),
+    "box": ("ingredients", "tokens", "rush", "source"),
+    "board": ("rows", "specialties", "source", "verified"),
+    "drink": ("name", "recipe", "copies", "special", "verified", "less_luck"),
+}
+
+
+def _problem(code: str, **kw: Any) -> Problem:
+    return make_problem(PROBLEM_CODES, code, **kw)
+
+
+@dataclass(frozen=True)
+class CardsReading:
+    """What a card file says, valid or not: the box and board if they could be read, the
+    drinks that could be read (with their positions in the file) and every problem."""
+
+    name: str
+    version: int
+    ingredients: tuple[str, ...]
+    box: tuple[int, ...]
+    rush: int
+    board: tuple[int, ...]
+    specialties: frozenset[int]
+    drinks: tuple[tuple[int, Drink], ...]
+    problems: tuple[Problem, ...]
+    model: dict[str, Any]
+
+
+def read_cards(raw: bytes, source: str) -> CardsReading:
+    """Read a card file, collecting every problem (UnreadableError if it is not TOML)."""
+    return read_cards_data(parse_toml(raw, source), source)
+
+
+def read_cards_data(data: dict[str, Any], source: str) -> CardsReading:
+    """`read_cards` of a parsed document."""
+    problems: list[Problem] = list(model_problems(data))
     if data.get("format") != CARDS_FORMAT:
-        problems.append(f"'format' must be {CARDS_FORMAT!r} (got {data.get('format')!r})")
+        problems.append(
+            _problem(
+                "bad_format",
+                field="format",
+                expected=repr(CARDS_FORMAT),
+                got=shown(data.get("format")),
+            )
+        )
     version = data.get("version", 0)
     if not isinstance(version, int) or isinstance(version, bool) or version < 0:
-        problems.append(f"'version' must be a whole number (got {version!r})")
+        problems.append(_problem("bad_version", field="version", got=shown(version)))
         version = 0
     name = data.get("name", source)
     if not isinstance(name, str) or not name.strip():
-        problems.append(f"'name' must be a non-empty string (got {name!r})")
+        problems.append(_problem("bad_name", field="name", got=shown(name)))
         name = source
     ingredients, box, rush = _read_box(data.get("box"), problems)
     board: tuple[int, ...] = ()
     specialties: frozenset[int] = frozenset()
-    drinks: list[Drink] = []
+    drinks: list[tuple[int, Drink]] = []
     if ingredients:  # the board and the recipes are checked against the box's ingredients
         board, specialties = _read_board(data.get("board"), ingredients, problems)
         drinks = _read_drinks(data.get("drink"), ingredients, box, problems)
     else:  # without valid ingredients, say only what else is missing
         if not isinstance(data.get("board"), dict):
-            problems.append("a [board] table is required (rows, specialties)")
+            problems.append(_problem("no_board", field="board"))
         if not isinstance(data.get("drink"), list) or not data.get("drink"):
-            problems.append("no [[drink]] tables")
-    if problems:
-        raise CardsError(source, problems)
-    return CardSet(
+            problems.append(_problem("no_drinks", field="drink"))
+    return CardsReading(
         name=name,
         version=version,
         ingredients=ingredients,
@@ -187,22 +274,48 @@ def parse_cards(raw: bytes, source: str) -> CardSet:
         board=board,
         specialties=specialties,
         drinks=tuple(drinks),
+        problems=tuple(problems),
+        model=toml_model(data),
+    )
+
+
+def parse_cards(raw: bytes, source: str) -> CardSet:
+    """Parse and validate a card file; raise CardsError listing every problem found."""
+    reading = read_cards(raw, source)
+    if reading.problems:
+        raise CardsError(source, list(reading.problems))
+    return CardSet(
+        name=reading.name,
+        version=reading.version,
+        ingredients=reading.ingredients,
+        box=reading.box,
+        rush=reading.rush,
+        board=reading.board,
+        specialties=reading.specialties,
+        drinks=tuple(d for _, d in reading.drinks),
         digest=hashlib.sha256(raw).hexdigest(),
         source=source,
     )
 
 
-def _whole(value: Any, minimum: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+def cards_toml(model: dict[str, Any]) -> str:
+    """The canonical text of a card file's JSON model (`CardsReading.model`)."""
+    return dumps(model, FILE_ORDER)
 
 
-def _read_box(raw: Any, problems: list[str]) -> tuple[tuple[str, ...], tuple[int, ...], int]:
+def _whole(value: Any, minimum: int, maximum: int = INT_MAX) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and minimum <= value <= maximum
+
+
+def _read_box(raw: Any, problems: list[Problem]) -> tuple[tuple[str, ...], tuple[int, ...], int]:
     if not isinstance(raw, dict):
-        problems.append("a [box] table is required (ingredients, tokens, rush)")
+        problems.append(_problem("no_box", field="box"))
         return (), (), 0
     known = {"ingredients", "tokens", "rush", "source"}
     if extra := set(raw) - known:
-        problems.append(f"[box]: unknown field(s) {', '.join(sorted(extra))}")
+        problems.append(
+            _problem("unknown_fields", where="[box]", field="box", fields=", ".join(sorted(extra)))
+        )
     names = raw.get("ingredients")
     if (
         not isinstance(names, list)
@@ -212,52 +325,86 @@ def _read_box(raw: Any, problems: list[str]) -> tuple[tuple[str, ...], tuple[int
         or len(names) > MAX_INGREDIENTS
     ):
         problems.append(
-            f"[box] 'ingredients' must list 1 to {MAX_INGREDIENTS} different names of lower-case "
-            f"letters, digits and '-' (got {names!r})"
+            _problem(
+                "bad_ingredients",
+                where="[box]",
+                field="box.ingredients",
+                max=MAX_INGREDIENTS,
+                got=shown(names),
+            )
         )
         return (), (), 0
     tokens = raw.get("tokens")
     box: list[int] = []
     if not isinstance(tokens, dict):
-        problems.append("[box] 'tokens' must be a table: ingredient = number of tokens")
+        problems.append(_problem("tokens_not_table", where="[box]", field="box.tokens"))
     else:
         for n in names:
             count: Any = tokens.get(n)
-            if not _whole(count, 1):
-                problems.append(f"[box] tokens: {n} needs a whole number of tokens >= 1")
-            box.append(int(count) if _whole(count, 1) else 0)
+            ok = _whole(count, 1, MAX_TOKENS)
+            if not ok:
+                problems.append(
+                    _problem(
+                        "bad_token_count",
+                        where="[box] tokens",
+                        field=f"box.tokens.{n}",
+                        ingredient=n,
+                        max=MAX_TOKENS,
+                    )
+                )
+            box.append(int(count) if ok else 0)
         if extra := set(tokens) - set(names):
-            problems.append(f"[box] tokens: not an ingredient: {', '.join(sorted(extra))}")
+            problems.append(
+                _problem(
+                    "tokens_not_ingredient",
+                    where="[box] tokens",
+                    field="box.tokens",
+                    names=", ".join(sorted(extra)),
+                )
+            )
     rush: Any = raw.get("rush")
-    if not _whole(rush, 0):
-        problems.append(f"[box] 'rush' must be a whole number of rush tokens (got {rush!r})")
+    if not _whole(rush, 0, MAX_RUSH):
+        problems.append(
+            _problem("bad_rush", where="[box]", field="box.rush", max=MAX_RUSH, got=shown(rush))
+        )
         rush = 0
     return tuple(names), tuple(box), int(rush)
 
 
 def _read_board(
-    raw: Any, ingredients: tuple[str, ...], problems: list[str]
+    raw: Any, ingredients: tuple[str, ...], problems: list[Problem]
 ) -> tuple[tuple[int, ...], frozenset[int]]:
     if not isinstance(raw, dict):
-        problems.append("a [board] table is required (rows, specialties)")
+        problems.append(_problem("no_board", field="board"))
         return (), frozenset()
     known = {"rows", "specialties", "source", "verified"}
     if extra := set(raw) - known:
-        problems.append(f"[board]: unknown field(s) {', '.join(sorted(extra))}")
+        problems.append(
+            _problem(
+                "unknown_fields", where="[board]", field="board", fields=", ".join(sorted(extra))
+            )
+        )
     rows = raw.get("rows")
     if (
         not isinstance(rows, list)
         or len(rows) != SIZE
         or not all(isinstance(r, list) and len(r) == SIZE for r in rows)
     ):
-        problems.append(f"[board] 'rows' must be {SIZE} rows of {SIZE} ingredient names")
+        problems.append(_problem("bad_board_rows", where="[board]", field="board.rows", size=SIZE))
         return (), frozenset()
     board: list[int] = []
     for r, row in enumerate(rows):
         for c, item in enumerate(row):
             if item not in ingredients:
+                square = square_name(r * SIZE + c)
                 problems.append(
-                    f"[board] square {square_name(r * SIZE + c)}: {item!r} is not an ingredient of [box]"
+                    _problem(
+                        "board_not_ingredient",
+                        where=f"[board] square {square}",
+                        field=f"board.rows[{r}][{c}]",
+                        square=square,
+                        got=shown(item),
+                    )
                 )
                 board.append(0)
             else:
@@ -265,103 +412,119 @@ def _read_board(
     specs = raw.get("specialties", [])
     special: set[int] = set()
     if not isinstance(specs, list):
-        problems.append("[board] 'specialties' must be a list of ingredient names")
+        problems.append(
+            _problem("specialties_not_list", where="[board]", field="board.specialties")
+        )
     else:
         for item in specs:
             if item not in ingredients:
-                problems.append(f"[board] specialties: {item!r} is not an ingredient of [box]")
+                problems.append(
+                    _problem(
+                        "specialty_not_ingredient",
+                        where="[board] specialties",
+                        field="board.specialties",
+                        got=shown(item),
+                    )
+                )
             else:
                 special.add(ingredients.index(item))
     return tuple(board), frozenset(special)
 
 
 def _read_drinks(
-    raw: Any, ingredients: tuple[str, ...], box: tuple[int, ...], problems: list[str]
-) -> list[Drink]:
+    raw: Any, ingredients: tuple[str, ...], box: tuple[int, ...], problems: list[Problem]
+) -> list[tuple[int, Drink]]:
+    """The drinks without a problem of their own, with their positions in the file."""
     if not isinstance(raw, list) or not raw:
-        problems.append("no [[drink]] tables")
+        problems.append(_problem("no_drinks", field="drink"))
         return []
     if len(raw) > MAX_DRINKS:
-        problems.append(f"at most {MAX_DRINKS} drinks (got {len(raw)})")
-    drinks: list[Drink] = []
+        problems.append(_problem("too_many_drinks", field="drink", max=MAX_DRINKS, count=len(raw)))
+    drinks: list[tuple[int, Drink, bool]] = []
     names: Counter[str] = Counter()
     spelled: dict[str, str] = {}
-    known = {"name", "recipe", "copies", "special", "verified", "less_luck"}
     for n, rd in enumerate(raw):
-        where = f"drink #{n + 1}"
         if not isinstance(rd, dict):
-            problems.append(f"{where}: must be a table")
+            problems.append(_problem("drink_not_table", where=f"drink #{n + 1}", index=n))
             continue
         name = rd.get("name")
         if not isinstance(name, str) or not name.strip() or name != " ".join(name.split()):
             problems.append(
-                f"{where}: 'name' must be a non-empty string with single spaces between words"
+                _problem("bad_drink_name", where=f"drink #{n + 1}", index=n, field="name")
             )
             continue
-        where = f"drink {name!r}"
         names[name.lower()] += 1
         spelled.setdefault(name.lower(), name)
-        if extra := set(rd) - known:
-            problems.append(f"{where}: unknown field(s) {', '.join(sorted(extra))}")
-        if not name.replace(" ", "").replace("-", "").replace("'", "").isalnum():
-            problems.append(f"{where}: names use letters, digits, spaces, '-' and ''' only")
-        recipe = rd.get("recipe")
-        counts = [0] * len(ingredients)
-        if not isinstance(recipe, list) or not recipe:
-            problems.append(f"{where}: 'recipe' must be a non-empty list of ingredient names")
-        else:
-            for item in recipe:
-                if item in ingredients:
-                    counts[ingredients.index(item)] += 1
-                else:
-                    problems.append(f"{where}: {item!r} is not an ingredient of [box]")
-            for i, k in enumerate(counts):
-                if box and i < len(box) and box[i] and k > box[i]:
-                    problems.append(
-                        f"{where}: needs {k} {ingredients[i]} but the box has only {box[i]}"
-                    )
-        copies: Any = rd.get("copies")
-        if not _whole(copies, 1):
-            problems.append(f"{where}: 'copies' must be a whole number >= 1 (got {copies!r})")
-            copies = 1
-        flags = {}
-        for flag, required in (("special", True), ("verified", True), ("less_luck", False)):
-            value = rd.get(flag, None if required else False)
-            if value is None:
-                problems.append(
-                    f"{where}: {flag!r} (true/false) is required"
-                    + (
-                        ": say whether the recipe was checked against the card"
-                        if flag == "verified"
-                        else ""
-                    )
-                )
-                value = False
-            elif not isinstance(value, bool):
-                problems.append(f"{where}: {flag!r} must be true or false (got {value!r})")
-                value = False
-            flags[flag] = value
-        drinks.append(
-            Drink(
-                name=name,
-                recipe=tuple(counts),
-                copies=int(copies),
-                special=flags["special"],
-                verified=flags["verified"],
-                less_luck=flags["less_luck"],
-            )
-        )
+        before = len(problems)
+        drink = _read_drink(rd, n, name, ingredients, box, problems)
+        drinks.append((n, drink, len(problems) == before))
     for key, k in names.items():
         if k > 1:
             problems.append(
-                f"drink name {spelled[key]!r} is used {k} times (names must differ, ignoring case)"
+                _problem("duplicate_drink", field="drink", name=repr(spelled[key]), count=k)
             )
-    total = sum(d.copies for d in drinks)
+    total = sum(d.copies for _, d, _ in drinks)
     if drinks and total < MIN_CARDS:
+        problems.append(_problem("too_few_cards", field="drink", min=MIN_CARDS, count=total))
+    return [(n, d) for n, d, ok in drinks if ok]
+
+
+def _read_drink(
+    rd: dict[str, Any],
+    n: int,
+    name: str,
+    ingredients: tuple[str, ...],
+    box: tuple[int, ...],
+    problems: list[Problem],
+) -> Drink:
+    def add(code: str, field: str | None = None, **params: Any) -> None:
         problems.append(
-            f"the deck needs at least {MIN_CARDS} cards to set up 4 players (got {total})"
+            _problem(code, where=f"drink {name!r}", card=name, index=n, field=field, **params)
         )
-    return drinks
+
+    known = {"name", "recipe", "copies", "special", "verified", "less_luck"}
+    if extra := set(rd) - known:
+        add("unknown_fields", fields=", ".join(sorted(extra)))
+    if not name.replace(" ", "").replace("-", "").replace("'", "").isalnum():
+        add("drink_name_chars", "name")
+    recipe = rd.get("recipe")
+    counts = [0] * len(ingredients)
+    if not isinstance(recipe, list) or not recipe:
+        add("bad_recipe", "recipe")
+    else:
+        for item in recipe:
+            if item in ingredients:
+                counts[ingredients.index(item)] += 1
+            else:
+                add("recipe_not_ingredient", "recipe", got=shown(item))
+        for i, k in enumerate(counts):
+            if box and i < len(box) and box[i] and k > box[i]:
+                add("recipe_over_box", "recipe", need=k, ingredient=ingredients[i], have=box[i])
+    copies: Any = rd.get("copies")
+    if not _whole(copies, 1, MAX_COPIES):
+        add("bad_copies", "copies", max=MAX_COPIES, got=shown(copies))
+        copies = 1
+    flags = {}
+    for flag, required in (("special", True), ("verified", True), ("less_luck", False)):
+        value = rd.get(flag, None if required else False)
+        if value is None:
+            if flag == "verified":
+                add("verified_required", flag)
+            else:
+                add("flag_required", flag, flag=repr(flag))
+            value = False
+        elif not isinstance(value, bool):
+            add("bad_flag", flag, flag=repr(flag), got=shown(value))
+            value = False
+        flags[flag] = value
+    return Drink(
+        name=name,
+        recipe=tuple(counts),
+        copies=int(copies),
+        special=flags["special"],
+        verified=flags["verified"],
+        less_luck=flags["less_luck"],
+    )
 
 
 __all__ = [
@@ -374,9 +537,11 @@ __all__ = [
     "CardSet",
     "CardsError",
     "Drink",
+    "cards_toml",
     "default_cards",
     "load_cards",
     "parse_cards",
     "parse_square",
+    "read_cards",
     "square_name",
 ]

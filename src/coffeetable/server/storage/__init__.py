@@ -26,7 +26,11 @@ from coffeetable.server.storage.errors import (
     StorageError,
 )
 from coffeetable.server.storage.records import (
+    DECK_VISIBILITIES,
+    Calibration,
     ChatLine,
+    DeckFile,
+    DeckVisibility,
     Friend,
     GameStats,
     GameTable,
@@ -44,17 +48,22 @@ from coffeetable.server.storage.records import (
     StoredAction,
     TableStatus,
     User,
+    UserDeck,
     UserSession,
     UserSettings,
 )
 from coffeetable.server.storage.sql import SqlStorage
 
 __all__ = [
+    "DECK_VISIBILITIES",
     "DEFAULT_RATING",
     "ENV_VAR",
     "AlreadyExistsError",
+    "Calibration",
     "ChatLine",
     "DatabaseURLError",
+    "DeckFile",
+    "DeckVisibility",
     "DuplicateNameError",
     "Friend",
     "GameStats",
@@ -80,6 +89,7 @@ __all__ = [
     "TableChanges",
     "TableStatus",
     "User",
+    "UserDeck",
     "UserSession",
     "UserSettings",
     "default_database_url",

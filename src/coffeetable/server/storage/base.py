@@ -11,7 +11,10 @@ from datetime import datetime, timedelta
 from typing import Protocol, TypedDict, Unpack
 
 from coffeetable.server.storage.records import (
+    Calibration,
     ChatLine,
+    DeckFile,
+    DeckVisibility,
     Friend,
     GameStats,
     GameTable,
@@ -29,6 +32,7 @@ from coffeetable.server.storage.records import (
     StoredAction,
     TableStatus,
     User,
+    UserDeck,
     UserSession,
     UserSettings,
 )
@@ -391,3 +395,62 @@ class Storage(Protocol):
     async def high_scores(self, game: str, *, limit: int = 20) -> list[HighScore]:
         """The best solo scores of `game` at public tables that the person played to the
         end themselves, best first (ties: the earlier game first)."""
+
+    # --- decks --------------------------------------------------------------------------
+    async def add_deck(
+        self,
+        file: DeckFile,
+        owner_id: int,
+        visibility: DeckVisibility,
+        *,
+        max_decks: int | None = None,
+    ) -> UserDeck:
+        """`owner_id` keeps the file (stored once by its SHA-256 whoever uploads it) with
+        that visibility. AlreadyExistsError if they have it already; OverflowError if they
+        keep `max_decks` decks already."""
+
+    async def deck_file(self, sha256: str) -> DeckFile | None:
+        """The stored file, whoever may use it (a table played with it needs it)."""
+
+    async def deck_owners(self, sha256: str) -> list[UserDeck]:
+        """Everyone who keeps the file, the first to upload it first."""
+
+    async def usable_decks(
+        self, user_id: int | None, friend_ids: Collection[int], game: str | None = None
+    ) -> list[UserDeck]:
+        """The decks `user_id` may use: their own, the public ones and the "friends" decks
+        of `friend_ids`, newest first (at most 1000)."""
+
+    async def set_deck_visibility(
+        self, sha256: str, owner_id: int, visibility: DeckVisibility
+    ) -> bool:
+        """Change who may use the owner's deck; False if they do not keep it."""
+
+    async def delete_deck(self, sha256: str, owner_id: int) -> bool:
+        """The owner no longer keeps the deck (the file stays for the tables played with
+        it); False if they did not keep it."""
+
+    async def calibration(self, sha256: str) -> Calibration | None:
+        """The deck's last calibration run, if any."""
+
+    async def queue_calibration(
+        self,
+        sha256: str,
+        user_id: int,
+        *,
+        since: datetime,
+        per_user: int,
+        stale_before: datetime | None = None,
+    ) -> Calibration:
+        """Queue a calibration run of the deck for `user_id`: AlreadyExistsError if one is
+        queued or running (and was asked for at or after `stale_before`: an older one's
+        node died); OverflowError if the user asked for `per_user` runs since `since`."""
+
+    async def finish_calibration(
+        self,
+        sha256: str,
+        status: str,
+        figures: JSONObject | None = None,
+        error: str | None = None,
+    ) -> None:
+        """The run started ("running"), or ended: "done" with its figures, or "failed"."""

@@ -291,3 +291,52 @@ class MailEvent:
     table_id: str | None
     params: JSONObject
     created_at: datetime
+
+
+DeckVisibility: TypeAlias = Literal["private", "friends", "public"]
+DECK_VISIBILITIES: tuple[str, ...] = get_args(DeckVisibility)
+CalibrationStatus: TypeAlias = Literal["queued", "running", "done", "failed"]
+
+
+@dataclass(frozen=True)
+class DeckFile:
+    """A stored deck or card file: its canonical text, addressed by its SHA-256, and what
+    the lobby shows of it."""
+
+    sha256: str
+    game: str
+    name: str
+    cards: int
+    reconstructed: bool
+    provenance: JSONObject
+    text: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class UserDeck:
+    """A deck file as one of its owners keeps it (the file's text left out)."""
+
+    sha256: str
+    game: str
+    name: str
+    cards: int
+    reconstructed: bool
+    provenance: JSONObject
+    owner_id: int
+    owner_name: str
+    visibility: DeckVisibility
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A deck's bot calibration run: queued, running, done (with its figures) or failed."""
+
+    sha256: str
+    status: CalibrationStatus
+    requested_by: int | None
+    requested_at: datetime
+    finished_at: datetime | None
+    figures: JSONObject | None
+    error: str | None

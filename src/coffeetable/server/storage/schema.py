@@ -383,3 +383,64 @@ player_games = sa.Table(
     sa.Index(None, "user_id", "created_at"),
     sa.Index(None, "game", "players", "score"),
 )
+
+# ==== decks (issue 39): Café deck files and Coffee Rush card files uploaded by players ======
+#: One row per file, stored once by the SHA-256 of its canonical text; kept after every owner
+#: deleted it (the tables played with it replay with it).
+deck_files = sa.Table(
+    "deck_files",
+    metadata,
+    sa.Column("sha256", sa.Text, primary_key=True),
+    sa.Column("game", sa.Text, nullable=False),
+    # the file's own `name`, its card count, whether any card is reconstructed, provenance
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("cards", sa.Integer, nullable=False),
+    sa.Column("reconstructed", sa.Boolean, nullable=False),
+    sa.Column("provenance", _json(), nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+)
+
+#: Who has a deck file, and who else may use it (private, friends, public).
+user_decks = sa.Table(
+    "user_decks",
+    metadata,
+    sa.Column(
+        "sha256",
+        sa.Text,
+        sa.ForeignKey("deck_files.sha256", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column(
+        "owner_id", sa.Integer, sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("visibility", sa.Text, nullable=False),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.CheckConstraint("visibility IN ('private', 'friends', 'public')", name="visibility"),
+    sa.Index(None, "owner_id"),
+    sa.Index(None, "visibility"),
+)
+
+#: A deck's bot calibration run (one at a time per deck; the last one's result).
+deck_calibrations = sa.Table(
+    "deck_calibrations",
+    metadata,
+    sa.Column(
+        "sha256",
+        sa.Text,
+        sa.ForeignKey("deck_files.sha256", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("status", sa.Text, nullable=False),
+    sa.Column(
+        "requested_by", sa.Integer, sa.ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    ),
+    sa.Column("requested_at", UTCDateTime, nullable=False),
+    sa.Column("finished_at", UTCDateTime, nullable=True),
+    sa.Column("figures", _json(), nullable=True),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.CheckConstraint(
+        "status IN ('queued', 'running', 'done', 'failed')", name="calibration_status"
+    ),
+    sa.Index(None, "requested_by", "requested_at"),
+)

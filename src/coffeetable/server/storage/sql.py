@@ -29,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from coffeetable.server.storage.base import DEFAULT_RATING, REQUEST_KEY_WINDOW, TableChanges
 from coffeetable.server.storage.chat_sql import ChatSql
+from coffeetable.server.storage.decks_sql import DeckSql
 from coffeetable.server.storage.errors import (
     AlreadyExistsError,
     DuplicateNameError,
@@ -84,7 +85,7 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class SqlStorage(ChatSql, NotifyStorage):
+class SqlStorage(ChatSql, NotifyStorage, DeckSql):
     """`Storage` on an async SQLAlchemy engine. Build it with `open_storage(url)`."""
 
     WRITE_OPTION = "coffeetable_write"  # execution option: this transaction will write
