@@ -68,7 +68,8 @@ export function optionsSummary(game, options) {
  * it is a transcription of the printed cards or a reconstruction (docs/web.md, "Decks"). */
 export function deckLabel(deck) {
   if (!deck) return null;
-  const kind = deck.transcription ? "transcription" : "reconstruction";
+  // a transcription: every card copied from a printed card (no reconstructed card)
+  const kind = deck.reconstructed ? "reconstruction" : "transcription";
   return h("span", { class: "deck-label", "data-deck": deck.sha256 },
     t("decks.played_with", { name: deck.name }), " ",
     h("span", { class: ["tag", `deck-${kind}`] }, t(`decks.${kind}`)));

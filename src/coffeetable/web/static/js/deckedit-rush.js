@@ -117,6 +117,7 @@ function boardFields(model, changed) {
         board.specialties = on ? [...specialties, ing] : specialties.filter((x) => x !== ing);
         redraw();
       }, { "data-specialty": ing }))),
+    check(t("decks.board_verified"), board.verified === true, (v) => { setField(board, "verified", v || undefined); redraw(); }, { id: "board-verified" }),
     field(t("decks.source"), board.source, (v) => { setField(board, "source", v); changed(); }, { id: "board-source" }));
 }
 

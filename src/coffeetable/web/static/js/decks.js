@@ -154,7 +154,8 @@ export function decksView() {
     return h("div", { class: "calibration", "data-calibration": deck.sha256, "aria-live": "polite" },
       button(t("decks.calibrate"), () => calibrate(deck), { class: "small", "data-calibrate": deck.sha256, disabled: busy, title: t("decks.calibrate_help") }),
       status ? h("span", { class: ["calibration-status", status], "data-status": status }, t(`decks.calibration_${status}`)) : null,
-      answer && answer.finished ? h("span", { class: "muted" }, " ", new Date(answer.finished * (answer.finished < 1e12 ? 1000 : 1)).toLocaleString()) : null,
+      answer && answer.finished ? h("span", { class: "muted" }, new Date(answer.finished).toLocaleString()) : null,
+      status === "failed" && answer.error ? h("span", { class: "muted" }, answer.error) : null,
       status === "done" ? figuresTable(answer.figures) : null);
   }
 

@@ -1,0 +1,245 @@
+"""The card editors and decks in the browser (issue 39): a card drawn in the editor by the
+table's drawing code, an invalid card explaining itself in the player's language, a whole file
+round-tripping through export and import, a photo that never leaves the page, and a table
+created on an uploaded deck played to the end against a bot, its record replayed with
+`coffeetable inspect --deck`."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.server.live import ServerProcess
+from tests.web.ui import STATIC, Client, cafe_step
+
+pytestmark = pytest.mark.server
+
+DEFAULT_DECK = STATIC.parents[1] / "games" / "cafe" / "data" / "deck.toml"
+#: a tiny PNG (1×1 pixel): the "photo" of a printed card
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360f8ffff3f0005fe02fea7d6a4bd0000000049454e44ae426082"
+)
+
+
+def strings(lang: str) -> dict[str, str]:
+    return json.loads((STATIC / "i18n" / "decks" / f"{lang}.json").read_text(encoding="utf-8"))
+
+
+def fill(template: str, params: dict[str, Any]) -> str:
+    return re.sub(r"\{(\w+)\}", lambda m: str(params.get(m[1], m[0])), template)
+
+
+def open_editor(client: Client, game: str) -> None:
+    client.goto(f"#/decks/edit/{game}")
+    client.page.wait_for_selector("#deck-items li")
+    client.page.wait_for_selector("#deck-status.ok")
+
+
+def export_text(client: Client) -> str:
+    with client.page.expect_download() as info:
+        client.press("#deck-export")
+    path = info.value.path()
+    return Path(path).read_text(encoding="utf-8")
+
+
+def test_a_card_is_drawn_and_an_invalid_card_explains_itself(
+    browser: Any, server: ServerProcess, artifacts: Path
+) -> None:
+    me = Client(browser, server)
+    page = me.page
+    try:
+        open_editor(me, "cafe")  # no login needed to edit and check
+        # the default deck's 63 cards, the first one open and drawn like the table draws it
+        assert page.locator("#deck-items li").count() == 63
+        picture = page.locator("#item-picture svg.card-svg")
+        assert picture.get_attribute("data-card") == "S-BR"
+        assert picture.locator("rect").count() >= 6
+        assert "Lisbon" in picture.inner_text()
+        assert page.locator("#deck-items li").first.locator("svg.card-svg").count() == 1
+        me.screenshot(artifacts, "deck-editor-cafe", full_page=False)
+
+        # the top-left cell becomes a second shop, which has no city yet
+        page.select_option("#cell-0-0", "shop-b")
+        page.wait_for_selector("[data-shop=b]")
+        assert "yellow" not in (picture.get_attribute("aria-label") or "")
+        page.wait_for_selector("#card-problem-list li")
+        shown = page.inner_text("#card-problem-list li")
+        assert shown == fill(strings("en")["deckproblem.bad_city"], {"shop": "'b'"})
+        assert page.get_attribute("#deck-items li[data-index='0'] .badge", "data-problems") == "1"
+        assert page.inner_text("#deck-status") == "1 problem"
+        # the drawing follows the edit: a shop box on the new cell
+        assert page.locator("#item-picture .shop").count() == 2
+
+        # the same problem in Russian
+        page.select_option("#lang", "ru")
+        page.wait_for_function(
+            "document.querySelector('#card-problem-list li')?.textContent.includes('Кофейн')"
+        )
+        assert page.inner_text("#card-problem-list li") == fill(
+            strings("ru")["deckproblem.bad_city"], {"shop": "'b'"}
+        )
+
+        # a city makes it valid again; the status says so
+        page.fill("[data-shop=b] [data-field=city]", "Lisbon")
+        page.fill("[data-shop=b] [data-field=requires]", "GG")
+        page.wait_for_selector("#card-problem-list li", state="detached")
+        page.select_option("#cell-0-0", "bean-Y")
+        page.wait_for_selector("#deck-status.ok")
+        assert not me.errors, me.errors
+    finally:
+        me.close()
+
+
+@pytest.mark.parametrize("game", ["cafe", "coffee-rush"])
+def test_a_whole_file_round_trips_and_a_photo_stays_in_the_page(
+    browser: Any, server: ServerProcess, tmp_path: Path, game: str
+) -> None:
+    me = Client(browser, server)
+    page = me.page
+    sent: list[bytes] = []
+    page.on("request", lambda r: sent.append(r.post_data_buffer or b""))
+    try:
+        open_editor(me, game)
+        page.fill("#deck-name", "Round trip")
+        page.fill("#deck-version", "7")
+        # a card of our own, then a duplicate of it moved up: the order is the file's order
+        me.press("#add-item")
+        me.press("#item-duplicate")
+        me.press("#item-up")
+        page.wait_for_selector("#deck-status:not(:has-text('…'))")
+        first = export_text(me)
+        assert 'name = "Round trip"' in first and "version = 7" in first
+
+        # the exported file is the server's canonical text of it
+        check = httpx.post(
+            f"{server.url}/api/decks/check?game={game}",
+            content=first.encode(),
+            headers={"Content-Type": "text/plain; charset=utf-8"},
+            timeout=30,
+        ).json()
+        assert check["toml"] == first
+
+        # start again, import the file: the editor holds it again, and exports it identically
+        me.press("#deck-new")
+        page.wait_for_function("document.querySelector('#deck-name').value !== 'Round trip'")
+        path = tmp_path / "deck.toml"
+        path.write_text(first, encoding="utf-8")
+        page.set_input_files("#deck-import", str(path))
+        page.wait_for_function("document.querySelector('#deck-name').value === 'Round trip'")
+        assert export_text(me) == first
+
+        # a photo of the printed card, beside the transcription, read in the page only
+        photo = tmp_path / "card.png"
+        photo.write_bytes(PNG)
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#item-photo")
+        assert (page.get_attribute("#item-photo", "src") or "").startswith("data:image/png")
+        page.fill("#deck-name", "Round trip 2")  # one more check request after the photo
+        page.wait_for_selector("#deck-status:not(:has-text('…'))")
+        assert sent, "the editor sent no checks"
+        assert not any(PNG[8:24] in body or b"iVBORw0KGgo" in body for body in sent)
+
+        # a file that is not TOML is refused and changes nothing
+        bad = tmp_path / "bad.toml"
+        bad.write_text("this is [not toml", encoding="utf-8")
+        page.set_input_files("#deck-import", str(bad))
+        page.wait_for_selector(".toast.error")
+        assert page.input_value("#deck-name") == "Round trip 2"
+        assert not me.errors, me.errors
+    finally:
+        me.close()
+
+
+@pytest.mark.slow  # a whole game by clicks: CI's slow pass
+def test_a_game_on_an_uploaded_deck_replays_with_its_file(
+    browser: Any, server: ServerProcess, tmp_path: Path, artifacts: Path
+) -> None:
+    me = Client(browser, server)
+    page = me.page
+    try:
+        me.sign_up()
+        # the default deck transcribed (every card marked as copied from a printed card)
+        text = DEFAULT_DECK.read_text(encoding="utf-8")
+        text = text.replace("reconstructed = true", "reconstructed = false")
+        text = text.replace('name = "coffeetable reconstructed deck"', 'name = "My printed cards"')
+        upload = tmp_path / "mine.toml"
+        upload.write_text(text, encoding="utf-8")
+
+        me.goto("#/decks")
+        page.wait_for_selector("#upload-file", state="attached")
+        page.select_option("#upload-game", "cafe")
+        page.select_option("#upload-visibility", "private")
+        page.set_input_files("#upload-file", str(upload))
+        row = page.locator(".deck-row").filter(has_text="My printed cards")
+        row.wait_for()
+        sha = row.get_attribute("data-deck") or ""
+        assert len(sha) == 64
+        assert row.locator("[data-kind=transcription]").count() == 1
+        assert "reconstruction" in row.locator(".provenance").inner_text()  # the file's words
+        me.screenshot(artifacts, "my-decks", full_page=False)
+
+        # its canonical file, as stored
+        cookies = {c["name"]: c["value"] for c in me.context.cookies()}
+        stored = httpx.get(f"{server.url}/api/decks/{sha}/file", cookies=cookies, timeout=30)
+        assert stored.status_code == 200
+        deck_file = tmp_path / "stored.toml"
+        deck_file.write_bytes(stored.content)
+
+        table_id = me.create_table("cafe", ["greedy"], deck=sha)
+        head = page.locator("#table-page .deck-label")
+        assert "My printed cards" in head.inner_text()
+        assert head.locator(".deck-transcription").count() == 1
+        me.goto("#/")
+        lobby_row = page.locator(f"[data-table='{table_id}'] .deck-label")
+        lobby_row.wait_for()
+        assert "My printed cards" in lobby_row.inner_text()
+        me.goto(f"#/table/{table_id}")
+        page.wait_for_selector("#start-game")
+        me.start()
+        page.wait_for_selector("#cafe")
+        rng = random.Random(5)
+        budget = {"actions": 0}
+        deadline = time.monotonic() + 300
+        while not me.over():
+            assert time.monotonic() < deadline, "the game did not end in time"
+            if cafe_step(me, rng, budget) is None:
+                page.wait_for_timeout(50)
+        page.wait_for_selector("#score-table")
+        me.screenshot(artifacts, "deck-game-end", full_page=False)
+
+        with page.expect_download() as info:
+            page.click("a[href$='/record']")
+        record = tmp_path / "record.json"
+        record.write_bytes(Path(info.value.path()).read_bytes())
+        assert json.loads(record.read_text())["options"]["deck_sha256"] == sha
+
+        done = subprocess.run(
+            [sys.executable, "-m", "coffeetable", "inspect", str(record), "--deck", str(deck_file)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "Café record" in done.stdout or "record" in done.stdout
+        without = subprocess.run(
+            [sys.executable, "-m", "coffeetable", "inspect", str(record)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert without.returncode != 0 and "another deck" in without.stderr
+        assert not me.errors, me.errors
+    finally:
+        me.close()
