@@ -44,6 +44,7 @@ from coffeetable.core.registry import find_game, game_names
 from coffeetable.server import auth
 from coffeetable.server.bots import SEAT_BOTS
 from coffeetable.server.chat_routes import RouteHelpers, add_chat_routes
+from coffeetable.server.deck_routes import install as install_deck_routes
 from coffeetable.server.gamedata import game_data
 from coffeetable.server.guard import EdgeGuard
 from coffeetable.server.livetable import (
@@ -464,11 +465,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return out
 
     @app.get("/api/games/{game}/data", tags=["lobby"], responses=errors(404))
-    async def game_data_route(game: str) -> JSONResponse:
+    async def game_data_route(
+        game: str,
+        request: Request,
+        user: Annotated[User | None, Depends(current_user)],
+        deck: Annotated[str | None, Query(max_length=64, description="a deck's sha256")] = None,
+    ) -> JSONResponse:
         """What the views' names stand for: Café card layouts (cells, shops) and Coffee Rush
-        board, ingredients and recipes, from the default deck and card files. The same for
-        every table; it never holds a deck's order."""
+        board, ingredients and recipes, from the default deck and card files, or from a
+        players' deck you may use (`deck`: its sha256; else 404 `deck_not_found`). It
+        never holds a deck's order."""
         _check_game(game)
+        if deck is not None:
+            data = await node_of(request).decks.data(user, game, deck)
+            return JSONResponse(data, headers={"Cache-Control": "private, max-age=60"})
         return JSONResponse(game_data(game), headers={"Cache-Control": "public, max-age=300"})
 
     @app.get("/api/tables", tags=["lobby"])
@@ -498,6 +508,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             wait = await node.table_limits.check(key)
             if wait is not None:
                 raise too_many(wait, "new tables")
+        # a players' deck (options `deck_sha256` / `cards_sha256`) its creator may use
+        await node.decks.check_table_options(user, body.game, body.options)
         table = await node.lobby.create(
             user,
             body.game,
@@ -671,7 +683,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             ) from None
         except (ValueError, TypeError, AttributeError, KeyError, CoffeetableError) as exc:
             raise ApiError(400, "invalid_record", f"not a valid game record: {exc}") from None
-        table = await node_of(request).replays.import_record(user, record)
+        node = node_of(request)
+        table = await node.replays.import_record(user, record, node.decks.may_use)
         return await _table_out(request, table)
 
     # ---- ratings -------------------------------------------------------------------------------
@@ -901,6 +914,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await node.chat.watch(user.id)
         node.chat.lobby[queue] = user  # (first: a line said meanwhile waits in the queue)
         try:
+            await node.match.decks.preload((t.game, t.options) for t in tables)
             first: dict[str, Any] = {
                 "type": "tables",
                 "tables": [table_json(t, node.match.names) for t in tables],
@@ -1058,6 +1072,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """The table as anyone may see it; with its invite for a player seated at it."""
         match = node_of(request).match
         await match.learn_names(table.seats, table.created_by)
+        await match.decks.preload([(table.game, table.options)])
         out = table_json(table, match.names)
         if table.private and seat_of(table, user) is not None:
             out["invite"] = table.invite_token
@@ -1067,6 +1082,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     add_chat_routes(app, RouteHelpers(current_user, require_user, _readable, errors, too_many))
     # presence, "my games", notifications (notify_routes.py)
     install_notify_routes(app, errors)
+    # players' decks and their calibration (deck_routes.py)
+    install_deck_routes(app, RouteHelpers(current_user, require_user, _readable, errors, too_many))
 
     # the browser client: static files, no build step (src/coffeetable/web/static)
     app.mount("/", StaticFiles(directory=WEB_ROOT, html=True, check_dir=False), name="web")

@@ -10,9 +10,11 @@ the same game. The default files are not stored: their SHA-256 means the registe
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -187,6 +189,15 @@ class DeckBook:
             return find_game(game_name), None
         deck = await self.load(game_name, sha)
         return deck.game, deck
+
+    async def preload(self, tables: Iterable[tuple[str, dict[str, Any]]]) -> None:
+        """Load the decks of tables (game, options) about to be shown, so that their JSON
+        names them (`summary_of`); a deck that is not stored is left out."""
+        for game_name, options in tables:
+            sha = deck_sha(game_name, options)
+            if sha is not None and _cached(sha) is None:
+                with contextlib.suppress(UnknownDeck, DataError):
+                    await self.load(game_name, sha)
 
 
 def game_on_text(game_name: str, deck_text: str | None) -> Game:

@@ -31,6 +31,7 @@ from coffeetable.server import auth
 from coffeetable.server.abandonment import AbandonService
 from coffeetable.server.bus import LOBBY, USERS, Bus, MemoryBus, RedisBus
 from coffeetable.server.chat import LOBBY_CHAT, ChatService
+from coffeetable.server.decks import CalibrationPlan, DeckService
 from coffeetable.server.driver import Driver
 from coffeetable.server.friends import FriendService
 from coffeetable.server.jobs import Jobs, PoolJobs, RedisJobs
@@ -329,6 +330,22 @@ class Node:
         )
         self.match.on_turns = self.notifier.turns
         self.friends = FriendService(self.storage, self.lobby, self.notifier)
+        self.decks = DeckService(
+            self.storage,
+            self.match.decks,
+            self.friends,
+            self.jobs,
+            decks_per_user=settings.decks_per_user,
+            plan=CalibrationPlan(
+                bot=settings.calibration_bot,
+                players=settings.calibration_players,
+                games=settings.calibration_games,
+                seconds=settings.calibration_seconds,
+                per_day=settings.calibrations_per_day,
+            ),
+        )
+        #: deck checks per address (the editor checks as the player types): a burst, then 2/s
+        self.deck_limits = RateLimits(2.0, 60, self.redis, "deck")
 
         async def on_message(topic: str, message: dict[str, Any]) -> None:
             if topic == LOBBY:
@@ -424,6 +441,7 @@ class Node:
         for queue in [*self.feed.clients, *self.chat.lobby]:
             with contextlib.suppress(asyncio.QueueFull):
                 queue.put_nowait(None)
+        await self.decks.close()
         await self.jobs.close()
         await self.bus.close()
         if self.redis is not None:
