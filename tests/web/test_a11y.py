@@ -164,6 +164,37 @@ def test_axe_finds_no_serious_violation_on_any_page(
     assert problems == [], "\n".join(problems)
 
 
+def test_axe_finds_no_serious_violation_in_the_card_editors(
+    browser: Any, server: ServerProcess, artifacts: Path, axe_script: Path
+) -> None:
+    """The card editors (issue 39): a card with a problem open, and My decks."""
+    c = Client(browser, server, (1400, 900))
+    page = c.page
+    problems: list[str] = []
+    try:
+        c.goto("#/decks/edit/cafe")
+        page.wait_for_selector("#deck-status.ok")
+        page.select_option("#cell-0-0", "shop-b")  # a problem shown under the card
+        page.wait_for_selector("#card-problem-list li")
+        page.locator("#editor-help summary").click()
+        settle(page)
+        problems += audit(page, axe_script, "Café card editor")
+        c.goto("#/decks/edit/coffee-rush")
+        page.wait_for_selector("#deck-status.ok")
+        settle(page)
+        problems += audit(page, axe_script, "Coffee Rush card editor")
+        c.screenshot(artifacts, "a11y-rush-editor")
+        c.sign_up()
+        c.goto("#/decks")
+        page.wait_for_selector("#deck-table h2")
+        settle(page)
+        problems += audit(page, axe_script, "my decks")
+        assert not c.errors, c.errors
+    finally:
+        c.close()
+    assert problems == [], "\n".join(problems)
+
+
 def test_the_colour_blind_palette_changes_colours_and_keeps_the_marks(
     browser: Any, server: ServerProcess, artifacts: Path
 ) -> None:

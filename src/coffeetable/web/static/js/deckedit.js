@@ -181,7 +181,7 @@ export function editorView(part, { from = null } = {}) {
 
   function cardProblems() {
     const mine = problemsOf(selected);
-    return mine.length ? problemList(mine, { id: "card-problem-list" }) : h("p", { class: "ok-text" }, t(last && checkedEdit === edits ? "decks.card_ok" : "decks.checking"));
+    return mine.length ? problemList(mine, { id: "card-problem-list" }) : h("p", { class: "ok-text" }, t(last && checkedEdit === edits ? `decks.${part.listKey}_ok` : "decks.checking"));
   }
 
   // ---- the list of cards -----------------------------------------------------------------------
@@ -281,7 +281,7 @@ export function editorView(part, { from = null } = {}) {
             h("span", { class: "hint" }, t("decks.photo_private"))))),
       h("div", { class: "item-fields", id: "item-fields" }, part.itemFields(item, model, changed)),
       h("section", { "aria-labelledby": "card-problems-title" },
-        h("h3", { id: "card-problems-title" }, t("decks.card_problems")),
+        h("h3", { id: "card-problems-title" }, t(`decks.${part.listKey}_problems`)),
         h("div", { id: "card-problems", "aria-live": "polite" }, cardProblems())));
   }
 
@@ -351,7 +351,7 @@ export function editorView(part, { from = null } = {}) {
       go("#/decks");
       return true;
     } catch (err) {
-      toast(err.code === "deck_exists" ? t("decks.exists") : err.code === "invalid_deck" ? t("decks.save_invalid") : errorText(err));
+      toast(err.code === "invalid_deck" ? t("decks.save_invalid") : errorText(err));
     }
   }
 

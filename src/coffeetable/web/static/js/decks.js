@@ -73,8 +73,7 @@ export function decksView() {
       await load();
     } catch (err) {
       if (err.code === "invalid_deck") uploadProblems = err.problems || [];
-      toast(err.code === "deck_exists" ? t("decks.exists") : err.code === "invalid_deck" ? t("decks.upload_invalid")
-        : err.status === 413 ? t("decks.too_large") : errorText(err));
+      toast(err.code === "invalid_deck" ? t("decks.upload_invalid") : err.status === 413 ? t("decks.too_large") : errorText(err));
     }
     renderUpload();
   }
