@@ -12,8 +12,6 @@ A deck the caller may not use is answered 404 `deck_not_found`, as if it did not
 Installed on the app by `install` (app.py), which hands over the app's helpers.
 """
 
-from __future__ import annotations
-
 import re
 from typing import Annotated, Any, Literal
 

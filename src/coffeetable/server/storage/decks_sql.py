@@ -11,7 +11,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from coffeetable.server.storage.errors import AlreadyExistsError, NotFoundError
@@ -23,6 +22,7 @@ from coffeetable.server.storage.records import (
     JSONObject,
     UserDeck,
 )
+from coffeetable.server.storage.rows import insert_ignoring_duplicates
 from coffeetable.server.storage.schema import deck_calibrations, deck_files, user_decks, users
 
 _FILE_COLUMNS = (
@@ -114,38 +114,27 @@ class DeckSql:
                 count = await conn.scalar(sa.select(sa.func.count()).where(mine))
                 if int(count or 0) >= max_decks:
                     raise OverflowError(f"a player may keep at most {max_decks} decks")
-            stored = await conn.scalar(
-                sa.select(deck_files.c.sha256).where(deck_files.c.sha256 == file.sha256)
-            )
-            if stored is None:
-                try:
-                    async with conn.begin_nested():
-                        await conn.execute(
-                            sa.insert(deck_files).values(
-                                sha256=file.sha256,
-                                game=file.game,
-                                name=file.name,
-                                cards=file.cards,
-                                reconstructed=file.reconstructed,
-                                provenance=file.provenance,
-                                text=file.text,
-                                created_at=now,
-                            )
-                        )
-                except IntegrityError:
-                    pass  # stored by another upload at the same moment: the same text
-            try:
-                async with conn.begin_nested():
-                    await conn.execute(
-                        sa.insert(user_decks).values(
-                            sha256=file.sha256,
-                            owner_id=owner_id,
-                            visibility=visibility,
-                            created_at=now,
-                        )
-                    )
-            except IntegrityError:
-                raise AlreadyExistsError("you already have this deck") from None
+            # the text once, whoever stored it first (the same SHA-256: the same text)
+            file_row = {
+                "sha256": file.sha256,
+                "game": file.game,
+                "name": file.name,
+                "cards": file.cards,
+                "reconstructed": file.reconstructed,
+                "provenance": file.provenance,
+                "text": file.text,
+                "created_at": now,
+            }
+            await conn.execute(insert_ignoring_duplicates(conn, deck_files, [file_row]))
+            mine_row = {
+                "sha256": file.sha256,
+                "owner_id": owner_id,
+                "visibility": visibility,
+                "created_at": now,
+            }
+            added = await conn.execute(insert_ignoring_duplicates(conn, user_decks, [mine_row]))
+            if not added.rowcount:  # the same upload twice at once
+                raise AlreadyExistsError("you already have this deck")
             row = (
                 await conn.execute(
                     _user_decks_query().where(
@@ -267,13 +256,13 @@ class DeckSql:
                 "error": None,
             }
             if row is None:
-                try:
-                    async with conn.begin_nested():
-                        await conn.execute(
-                            sa.insert(deck_calibrations).values(sha256=sha256, **values)
-                        )
-                except IntegrityError:
-                    raise AlreadyExistsError("a calibration of this deck is under way") from None
+                added = await conn.execute(
+                    insert_ignoring_duplicates(
+                        conn, deck_calibrations, [{"sha256": sha256, **values}]
+                    )
+                )
+                if not added.rowcount:  # asked twice at once
+                    raise AlreadyExistsError("a calibration of this deck is under way")
             else:
                 # compare-and-set on the status read: two requests at once queue one run
                 done = await conn.execute(

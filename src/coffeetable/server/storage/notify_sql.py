@@ -12,7 +12,6 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from coffeetable.server.storage.records import (
@@ -22,7 +21,7 @@ from coffeetable.server.storage.records import (
     Seat,
     UserSettings,
 )
-from coffeetable.server.storage.rows import table_from_row
+from coffeetable.server.storage.rows import insert_ignoring_duplicates, table_from_row
 from coffeetable.server.storage.schema import (
     game_tables,
     mail_events,
@@ -180,7 +179,7 @@ class NotifyStorage:
             )
             if done.rowcount == 0:
                 inserted = await conn.execute(
-                    _insert_ignoring_duplicates(
+                    insert_ignoring_duplicates(
                         conn, user_settings, [{"user_id": user_id, **values}]
                     )
                 )
@@ -253,7 +252,7 @@ class NotifyStorage:
         token = secrets.token_hex(12)
         async with self._write() as conn:
             await conn.execute(  # settings never saved: the defaults, to claim on
-                _insert_ignoring_duplicates(
+                insert_ignoring_duplicates(
                     conn,
                     user_settings,
                     [{"user_id": user_id, "language": "en", "prefs": {}, "updated_at": now}],
@@ -323,7 +322,7 @@ class NotifyStorage:
         async with self._write() as conn:
             # another node may make it first: then theirs it is
             await conn.execute(
-                _insert_ignoring_duplicates(
+                insert_ignoring_duplicates(
                     conn,
                     site_secrets,
                     [{"name": name, "value": secrets.token_hex(32), "created_at": self._now()}],
@@ -331,14 +330,6 @@ class NotifyStorage:
             )
             value = await conn.scalar(query)
         return str(value)
-
-
-def _insert_ignoring_duplicates(
-    conn: AsyncConnection, table: sa.Table, rows: list[dict[str, Any]]
-) -> sa.Executable:
-    if conn.dialect.name == "postgresql":
-        return postgresql.insert(table).values(rows).on_conflict_do_nothing()
-    return sqlite.insert(table).values(rows).on_conflict_do_nothing()
 
 
 def _settings(row: Any) -> UserSettings:

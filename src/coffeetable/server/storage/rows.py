@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
+
 from coffeetable.server.storage.records import GameTable, Seat
 
 
@@ -30,3 +34,12 @@ def table_from_row(row: Any) -> GameTable:
         abandon_after=row.abandon_after,
         abandonment=row.abandonment,
     )
+
+
+def insert_ignoring_duplicates(
+    conn: AsyncConnection, table: sa.Table, rows: list[dict[str, Any]]
+) -> sa.Executable:
+    """An INSERT of `rows` that skips a row whose key is taken (ON CONFLICT DO NOTHING)."""
+    if conn.dialect.name == "postgresql":
+        return postgresql.insert(table).values(rows).on_conflict_do_nothing()
+    return sqlite.insert(table).values(rows).on_conflict_do_nothing()

@@ -23,7 +23,6 @@ import asyncpg  # type: ignore[import-untyped]  # (no type information)
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -58,7 +57,7 @@ from coffeetable.server.storage.records import (
     User,
     UserSession,
 )
-from coffeetable.server.storage.rows import table_from_row
+from coffeetable.server.storage.rows import insert_ignoring_duplicates, table_from_row
 from coffeetable.server.storage.schema import (
     actions,
     friendships,
@@ -688,7 +687,7 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql):
                 {"user_id": u, "game": game, "rating": DEFAULT_RATING, "games_played": 0}
                 for u in user_ids
             ]
-            await conn.execute(_insert_ignoring_duplicates(conn, ratings, defaults))
+            await conn.execute(insert_ignoring_duplicates(conn, ratings, defaults))
             locked = await conn.execute(
                 sa.select(ratings.c.user_id, ratings.c.rating)
                 .where(ratings.c.game == game, ratings.c.user_id.in_(user_ids))
@@ -884,7 +883,7 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql):
             await _require_user(conn, to_id)
             row = {"table_id": table_id, "to_id": to_id, "from_id": from_id}
             result = await conn.execute(
-                _insert_ignoring_duplicates(conn, invitations, [{**row, "created_at": self._now()}])
+                insert_ignoring_duplicates(conn, invitations, [{**row, "created_at": self._now()}])
             )
         return bool(result.rowcount)
 
@@ -1182,14 +1181,6 @@ def _append_statements(
 async def _require_user(conn: AsyncConnection, user_id: int) -> None:
     if await conn.scalar(sa.select(users.c.id).where(users.c.id == user_id)) is None:
         raise NotFoundError(f"there is no user with id {user_id}")
-
-
-def _insert_ignoring_duplicates(
-    conn: AsyncConnection, table: sa.Table, rows: list[dict[str, Any]]
-) -> sa.Executable:
-    if conn.dialect.name == "postgresql":
-        return postgresql.insert(table).values(rows).on_conflict_do_nothing()
-    return sqlite.insert(table).values(rows).on_conflict_do_nothing()
 
 
 _CHANGEABLE = frozenset(TableChanges.__annotations__)
