@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -29,6 +30,40 @@ PNG = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
     "1f15c4890000000d49444154789c6360f8ffff3f0005fe02fea7d6a4bd0000000049454e44ae426082"
 )
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[ServerProcess]:
+    """The shared server of tests/web/conftest.py, with a calibration of one random-bot game
+    (so that a run asked for in a test ends within it)."""
+    tmp = tmp_path_factory.mktemp("decks-web")
+    env = {"COFFEETABLE_CALIBRATION_GAMES": "1", "COFFEETABLE_CALIBRATION_BOT": "random"}
+    proc = ServerProcess(f"sqlite:///{tmp / 'web.db'}", tmp / "server.log", extra_env=env)
+    proc.start()
+    try:
+        yield proc
+    finally:
+        proc.stop()
+
+
+def upload_transcription(client: Client, tmp_path: Path, name: str) -> str:
+    """Upload the default deck as a transcription named `name` through My decks; its sha256."""
+    text = DEFAULT_DECK.read_text(encoding="utf-8")
+    text = text.replace("reconstructed = true", "reconstructed = false")
+    text = text.replace('name = "coffeetable reconstructed deck"', f'name = "{name}"')
+    path = tmp_path / "mine.toml"
+    path.write_text(text, encoding="utf-8")
+    page = client.page
+    client.goto("#/decks")
+    page.wait_for_selector("#upload-file", state="attached")
+    page.select_option("#upload-game", "cafe")
+    page.select_option("#upload-visibility", "private")
+    page.set_input_files("#upload-file", str(path))
+    row = page.locator(".deck-row").filter(has_text=name)
+    row.wait_for()
+    sha = row.get_attribute("data-deck") or ""
+    assert len(sha) == 64
+    return sha
 
 
 def strings(lang: str) -> dict[str, str]:
@@ -170,21 +205,8 @@ def test_a_game_on_an_uploaded_deck_replays_with_its_file(
     try:
         me.sign_up()
         # the default deck transcribed (every card marked as copied from a printed card)
-        text = DEFAULT_DECK.read_text(encoding="utf-8")
-        text = text.replace("reconstructed = true", "reconstructed = false")
-        text = text.replace('name = "coffeetable reconstructed deck"', 'name = "My printed cards"')
-        upload = tmp_path / "mine.toml"
-        upload.write_text(text, encoding="utf-8")
-
-        me.goto("#/decks")
-        page.wait_for_selector("#upload-file", state="attached")
-        page.select_option("#upload-game", "cafe")
-        page.select_option("#upload-visibility", "private")
-        page.set_input_files("#upload-file", str(upload))
-        row = page.locator(".deck-row").filter(has_text="My printed cards")
-        row.wait_for()
-        sha = row.get_attribute("data-deck") or ""
-        assert len(sha) == 64
+        sha = upload_transcription(me, tmp_path, "My printed cards")
+        row = page.locator(f".deck-row[data-deck='{sha}']")
         assert row.locator("[data-kind=transcription]").count() == 1
         assert "reconstruction" in row.locator(".provenance").inner_text()  # the file's words
         me.screenshot(artifacts, "my-decks", full_page=False)
@@ -244,3 +266,60 @@ def test_a_game_on_an_uploaded_deck_replays_with_its_file(
         assert not me.errors, me.errors
     finally:
         me.close()
+
+
+def test_my_decks_visibility_calibration_and_refusals(
+    browser: Any, server: ServerProcess, tmp_path: Path, artifacts: Path
+) -> None:
+    me = Client(browser, server)
+    other = Client(browser, server)
+    page = me.page
+    try:
+        me.sign_up()
+        sha = upload_transcription(me, tmp_path, "Shared cards")
+        row = page.locator(f".deck-row[data-deck='{sha}']")
+        # the same file again: refused, nothing added
+        page.set_input_files("#upload-file", str(tmp_path / "mine.toml"))
+        page.wait_for_selector(".toast.error")
+        assert strings("en")["error.deck_exists"] in page.locator(".toast.error").last.inner_text()
+        assert page.locator(".deck-row").count() == 1
+        # a file with a problem: refused with its problems named, nothing added
+        broken = tmp_path / "broken.toml"
+        broken.write_text(
+            DEFAULT_DECK.read_text(encoding="utf-8").replace("vp = 2", "vp = 99", 1),
+            encoding="utf-8",
+        )
+        page.set_input_files("#upload-file", str(broken))
+        page.wait_for_selector("#upload-problems li[data-code=bad_vp]")
+        assert "S-BR" in page.inner_text("#upload-problems")
+        assert page.locator(".deck-row").count() == 1
+
+        # private: another player does not see it; public: they do
+        other.sign_up()
+        other.goto("#/decks")
+        other.page.wait_for_selector("#no-decks")
+        row.locator("[data-visibility]").select_option("public")
+        page.wait_for_selector(".toast.info >> text=everyone")
+        other.page.reload()
+        other.page.wait_for_selector(f".deck-row[data-deck='{sha}']")
+        theirs = other.page.locator(f".deck-row[data-deck='{sha}']")
+        assert theirs.locator("[data-delete]").count() == 0  # not the owner's
+        assert theirs.locator("[data-visibility]").count() == 0
+
+        # a calibration run by the bot workers, its figures shown
+        row.locator("[data-calibrate]").click()
+        page.wait_for_selector(f"[data-calibration='{sha}'] [data-status=done]", timeout=60_000)
+        figures = page.locator(f"[data-calibration='{sha}'] [data-figure=games] td")
+        assert figures.inner_text() == "1"
+        assert page.locator(f"[data-calibration='{sha}'] .figure-cards tbody tr").count() > 0
+        me.screenshot(artifacts, "my-decks-calibrated", full_page=False)
+
+        # deleted: gone for both
+        row.locator("[data-delete]").click()
+        page.wait_for_selector("#no-decks")
+        other.page.reload()
+        other.page.wait_for_selector("#no-decks")
+        assert not me.errors and not other.errors, (me.errors, other.errors)
+    finally:
+        me.close()
+        other.close()

@@ -129,7 +129,6 @@ export function renderHeader() {
     session.user && !session.user.guest ? link("#/friends", "friends", here === "friends") : null,
     session.user && session.user.admin ? link("#/admin", "admin", here === "admin") : null,
     session.user ? gamesLink(here === "games") : null,
-    link("#/decks", "decks", here === "decks"),
     session.user ? link("#/settings", "settings", here === "settings") : null,
   );
   const box = $("#user-box");

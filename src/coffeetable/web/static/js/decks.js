@@ -8,28 +8,34 @@ import { requireLogin, session, toast } from "./app.js";
 import { gameTitle } from "./common.js";
 import { VISIBILITIES, filePicker, problemList } from "./deckedit.js";
 import { button, h, mount } from "./dom.js";
-import { t, tn } from "./i18n.js";
+import { t, tn, tOr } from "./i18n.js";
 
 const GAMES = ["cafe", "coffee-rush"];
 const POLL_MS = 2000; // how often a calibration that runs is asked about
 
-/** Calibration figures as the server gives them (nested tables of numbers), as a table. */
-function figuresTable(figures) {
-  const rows = [];
-  const walk = (value, path) => {
-    if (value && typeof value === "object" && !Array.isArray(value)) {
-      for (const [k, v] of Object.entries(value)) walk(v, [...path, k]);
-    } else {
-      const shown = Array.isArray(value) ? value.map((x) => (typeof x === "number" ? fmt(x) : String(x))).join(" / ") : typeof value === "number" ? fmt(value) : String(value);
-      rows.push(h("tr", {}, h("th", { scope: "row" }, path.join(" · ")), h("td", {}, shown)));
-    }
-  };
-  walk(figures || {}, []);
-  return rows.length ? h("table", { class: "figures" }, h("tbody", {}, rows)) : h("p", { class: "muted" }, t("decks.calibration_empty"));
+const CARD_COLUMNS = ["card", "offered", "picked", "rate", "takers_mean", "difference"];
+
+function shown(value) {
+  if (typeof value === "boolean") return t(value ? "decks.fig_yes" : "decks.fig_no");
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(value < 1 && value > -1 ? 3 : 2);
+  if (value === null || value === undefined) return "—";
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
 
-function fmt(x) {
-  return Number.isInteger(x) ? String(x) : x.toFixed(2);
+/** The calibration figures (bots/calibrate.py; the design doc's "Calibration measurements"):
+ * the deck's figures, then each card's, biggest score difference first. */
+function figuresTable(figures) {
+  const f = figures && typeof figures === "object" ? figures : {};
+  const label = (key) => tOr(`decks.fig.${key}`, key);
+  const rows = Object.entries(f).filter(([k]) => k !== "cards")
+    .map(([k, v]) => h("tr", { "data-figure": k }, h("th", { scope: "row" }, label(k)), h("td", {}, shown(v))));
+  const cards = Array.isArray(f.cards) ? f.cards : [];
+  return h("div", { class: "figures-box" },
+    rows.length ? h("table", { class: "figures" }, h("tbody", {}, rows)) : h("p", { class: "muted" }, t("decks.calibration_empty")),
+    cards.length ? h("details", { class: "figure-cards" }, h("summary", {}, t("decks.fig_per_card")),
+      h("table", { class: "figures" },
+        h("thead", {}, h("tr", {}, CARD_COLUMNS.map((c) => h("th", { scope: "col" }, label(c))))),
+        h("tbody", {}, cards.map((card) => h("tr", {}, CARD_COLUMNS.map((c) => h("td", {}, shown(card[c])))))))) : null);
 }
 
 export function decksView() {
