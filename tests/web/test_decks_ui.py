@@ -323,3 +323,46 @@ def test_my_decks_visibility_calibration_and_refusals(
     finally:
         me.close()
         other.close()
+
+
+def test_a_coffee_rush_table_on_a_card_file_draws_its_board(
+    browser: Any, server: ServerProcess, tmp_path: Path
+) -> None:
+    """A table on a player's card file draws that file's board and names it, in the lobby
+    and at the table; the default file's tables keep the default board."""
+    cards = (STATIC.parents[1] / "games" / "coffee_rush" / "data" / "cards.toml").read_text("utf-8")
+    mine = cards.replace(
+        '["ice",    "caramel", "steam",     "coffee"]', '["tea",    "caramel", "steam",     "ice"]'
+    ).replace('name = "Coffee Rush (public reconstruction)"', 'name = "Swapped corners"')
+    assert mine != cards
+    path = tmp_path / "cards.toml"
+    path.write_text(mine, encoding="utf-8")
+    me = Client(browser, server)
+    page = me.page
+    try:
+        me.sign_up()
+        me.goto("#/decks")
+        page.wait_for_selector("#upload-file", state="attached")
+        page.select_option("#upload-game", "coffee-rush")
+        page.set_input_files("#upload-file", str(path))
+        row = page.locator(".deck-row").filter(has_text="Swapped corners")
+        row.wait_for()
+        sha = row.get_attribute("data-deck") or ""
+        assert row.locator("[data-kind=reconstruction]").count() == 1  # unverified recipes
+
+        me.create_table("coffee-rush", ["greedy"], deck=sha)
+        assert "Swapped corners" in page.inner_text("#table-page .deck-label")
+        me.start()
+        page.wait_for_selector("#rush-board [data-square=a1]")
+        assert page.get_attribute("#rush-board [data-square=a1]", "data-ing") == "tea"
+        assert page.get_attribute("#rush-board [data-square=d1]", "data-ing") == "ice"
+
+        # a table on the default file, in the same page: the default board again
+        me.create_table("coffee-rush", ["greedy"])
+        assert page.locator("#table-page .deck-label").count() == 0
+        me.start()
+        page.wait_for_selector("#rush-board [data-square=a1]")
+        assert page.get_attribute("#rush-board [data-square=a1]", "data-ing") == "ice"
+        assert not me.errors, me.errors
+    finally:
+        me.close()
