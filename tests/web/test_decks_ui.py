@@ -7,20 +7,18 @@ created on an uploaded deck played to the end against a bot, its record replayed
 from __future__ import annotations
 
 import json
-import random
 import re
 import subprocess
 import sys
-import time
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from tests.server.live import ServerProcess
-from tests.web.ui import STATIC, Client, cafe_step
+from tests.web.ui import STATIC, Client, play_cafe_to_the_end
 
 pytestmark = pytest.mark.server
 
@@ -46,17 +44,12 @@ def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[S
         proc.stop()
 
 
-def upload_transcription(client: Client, tmp_path: Path, name: str) -> str:
-    """Upload the default deck as a transcription named `name` through My decks; its sha256."""
-    text = DEFAULT_DECK.read_text(encoding="utf-8")
-    text = text.replace("reconstructed = true", "reconstructed = false")
-    text = text.replace('name = "coffeetable reconstructed deck"', f'name = "{name}"')
-    path = tmp_path / "mine.toml"
-    path.write_text(text, encoding="utf-8")
+def upload(client: Client, game: str, path: Path, name: str) -> str:
+    """Upload the file at `path` through My decks (only me); the sha256 of the deck `name`."""
     page = client.page
     client.goto("#/decks")
     page.wait_for_selector("#upload-file", state="attached")
-    page.select_option("#upload-game", "cafe")
+    page.select_option("#upload-game", game)
     page.select_option("#upload-visibility", "private")
     page.set_input_files("#upload-file", str(path))
     row = page.locator(".deck-row").filter(has_text=name)
@@ -64,6 +57,16 @@ def upload_transcription(client: Client, tmp_path: Path, name: str) -> str:
     sha = row.get_attribute("data-deck") or ""
     assert len(sha) == 64
     return sha
+
+
+def upload_transcription(client: Client, tmp_path: Path, name: str) -> str:
+    """Upload the default deck as a transcription named `name`; its sha256."""
+    text = DEFAULT_DECK.read_text(encoding="utf-8")
+    text = text.replace("reconstructed = true", "reconstructed = false")
+    text = text.replace('name = "coffeetable reconstructed deck"', f'name = "{name}"')
+    path = tmp_path / "mine.toml"
+    path.write_text(text, encoding="utf-8")
+    return upload(client, "cafe", path, name)
 
 
 def strings(lang: str) -> dict[str, str]:
@@ -230,13 +233,7 @@ def test_a_game_on_an_uploaded_deck_replays_with_its_file(
         page.wait_for_selector("#start-game")
         me.start()
         page.wait_for_selector("#cafe")
-        rng = random.Random(5)
-        budget = {"actions": 0}
-        deadline = time.monotonic() + 300
-        while not me.over():
-            assert time.monotonic() < deadline, "the game did not end in time"
-            if cafe_step(me, rng, budget) is None:
-                page.wait_for_timeout(50)
+        play_cafe_to_the_end(me, 5, 300)
         page.wait_for_selector("#score-table")
         me.screenshot(artifacts, "deck-game-end", full_page=False)
 
@@ -341,13 +338,8 @@ def test_a_coffee_rush_table_on_a_card_file_draws_its_board(
     page = me.page
     try:
         me.sign_up()
-        me.goto("#/decks")
-        page.wait_for_selector("#upload-file", state="attached")
-        page.select_option("#upload-game", "coffee-rush")
-        page.set_input_files("#upload-file", str(path))
-        row = page.locator(".deck-row").filter(has_text="Swapped corners")
-        row.wait_for()
-        sha = row.get_attribute("data-deck") or ""
+        sha = upload(me, "coffee-rush", path, "Swapped corners")
+        row = page.locator(f".deck-row[data-deck='{sha}']")
         assert row.locator("[data-kind=reconstruction]").count() == 1  # unverified recipes
 
         me.create_table("coffee-rush", ["greedy"], deck=sha)

@@ -340,6 +340,17 @@ def cafe_step(
     return None
 
 
+def play_cafe_to_the_end(client: Client, seed: int, seconds: float) -> None:
+    """Play a started Café table by clicks (`cafe_step`) until the game is over."""
+    rng = random.Random(seed)
+    budget = {"actions": 0}
+    deadline = time.monotonic() + seconds
+    while not client.over():
+        assert time.monotonic() < deadline, "the game did not end in time"
+        if cafe_step(client, rng, budget) is None:
+            client.page.wait_for_timeout(50)
+
+
 def shown_totals(page: Any) -> dict[int, int]:
     """The totals of the end screen's score table, by seat."""
     rows = page.locator("#score-table tbody tr")

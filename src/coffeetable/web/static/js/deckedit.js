@@ -96,6 +96,16 @@ export function filePicker(label, accept, onFile, id) {
 
 const clone = (value) => JSON.parse(JSON.stringify(value));
 
+/** A chosen file's text, or null when it cannot be read (the player is told). */
+export async function fileText(file) {
+  try {
+    return await file.text();
+  } catch {
+    toast(t("decks.file_unreadable"));
+    return null;
+  }
+}
+
 /**
  * The editor page of one game. `part` (js/deckedit-cafe.js, js/deckedit-rush.js) knows the game:
  *   game, listKey ("card" / "drink"), title, fresh() -> a model to start from (a promise),
@@ -296,13 +306,8 @@ export function editorView(part, { from = null } = {}) {
 
   // ---- files ------------------------------------------------------------------------------------------
   async function importFile(file) {
-    let text;
-    try {
-      text = await file.text();
-    } catch {
-      toast(t("decks.file_unreadable"));
-      return;
-    }
+    const text = await fileText(file);
+    if (text === null) return;
     let answer;
     try {
       answer = await api.checkDeck(part.game, new TextBody(text));

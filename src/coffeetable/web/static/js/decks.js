@@ -6,7 +6,7 @@
 import { api, errorText, TextBody } from "./api.js";
 import { requireLogin, session, toast } from "./app.js";
 import { gameTitle } from "./common.js";
-import { VISIBILITIES, filePicker, problemList } from "./deckedit.js";
+import { VISIBILITIES, filePicker, fileText, problemList } from "./deckedit.js";
 import { button, h, mount } from "./dom.js";
 import { t, tn, tOr } from "./i18n.js";
 
@@ -66,13 +66,8 @@ export function decksView() {
 
   async function upload(file) {
     uploadProblems = [];
-    let text;
-    try {
-      text = await file.text();
-    } catch {
-      toast(t("decks.file_unreadable"));
-      return;
-    }
+    const text = await fileText(file);
+    if (text === null) return;
     try {
       const deck = await api.uploadDeck(uploadGame, uploadVisibility, new TextBody(text));
       toast(t("decks.saved", { name: deck.name }), "info");
