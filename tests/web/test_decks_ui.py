@@ -188,6 +188,12 @@ def test_a_whole_file_round_trips_and_a_photo_stays_in_the_page(
         assert sent, "the editor sent no checks"
         assert not any(PNG[8:24] in body or b"iVBORw0KGgo" in body for body in sent)
 
+        # the file being edited is kept in the browser: a reload loses nothing (but the photo)
+        page.reload()
+        page.wait_for_selector("#deck-status:not(:has-text('…'))")
+        assert page.input_value("#deck-name") == "Round trip 2"
+        assert page.locator("#item-photo").count() == 0
+
         # a file that is not TOML is refused and changes nothing
         bad = tmp_path / "bad.toml"
         bad.write_text("this is [not toml", encoding="utf-8")
@@ -310,6 +316,14 @@ def test_my_decks_visibility_calibration_and_refusals(
         assert figures.inner_text() == "1"
         assert page.locator(f"[data-calibration='{sha}'] .figure-cards tbody tr").count() > 0
         me.screenshot(artifacts, "my-decks-calibrated", full_page=False)
+
+        # opened in the editor from the list
+        row.locator("[data-edit]").click()
+        page.wait_for_selector("#deck-status.ok")
+        assert page.input_value("#deck-name") == "Shared cards"
+        assert page.locator("#deck-items li").count() == 63
+        me.goto("#/decks")
+        row.wait_for()
 
         # deleted: gone for both
         row.locator("[data-delete]").click()

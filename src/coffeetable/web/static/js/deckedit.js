@@ -148,8 +148,29 @@ export function editorView(part, { from = null } = {}) {
     }
   }
 
+  // the file being edited is kept in this browser (not the photos), so that leaving the page
+  // or reloading it loses nothing; a deck opened with ?from= is kept once it is changed
+  const draftKey = `coffeetable.deckdraft.${part.game}`;
+  function keepDraft() {
+    try {
+      localStorage.setItem(draftKey, JSON.stringify(model));
+    } catch {
+      /* storage full or refused: the editor works without it */
+    }
+  }
+
+  function draft() {
+    try {
+      const kept = JSON.parse(localStorage.getItem(draftKey) || "null");
+      return kept && typeof kept === "object" && !Array.isArray(kept) ? kept : null;
+    } catch {
+      return null;
+    }
+  }
+
   async function check() {
     clearTimeout(timer);
+    keepDraft();
     const edit = edits;
     try {
       const answer = await api.checkDeck(part.game, { model: clone(model) });
@@ -327,6 +348,7 @@ export function editorView(part, { from = null } = {}) {
     last = answer;
     checkedEdit = edits;
     error = null;
+    keepDraft();
     renderAll();
     toast(t("decks.imported", { name: model.name || file.name }), "info");
   }
@@ -369,7 +391,7 @@ export function editorView(part, { from = null } = {}) {
         model = answer.model;
         last = answer;
       } else {
-        model = await part.fresh();
+        model = draft() || await part.fresh();
       }
     } catch {
       mount(el, h("p", { class: "error-page" }, t(from ? "decks.not_found" : "error.unknown")));
