@@ -346,3 +346,37 @@ def test_play_bad_arguments(
     feed(monkeypatch)
     code, _, err = run(capsys, "play", "cafe", *args)
     assert words in assert_user_error(code, err)
+
+
+# ==== deck format ===========================================================================
+
+
+@pytest.mark.parametrize("package", ["coffeetable.games.cafe", "coffeetable.games.coffee_rush"])
+def test_deck_format_writes_the_canonical_text(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, package: str
+) -> None:
+    name = "data/deck.toml" if package.endswith("cafe") else "data/cards.toml"
+    source = str(resources.files(package).joinpath(name))
+    out_path = tmp_path / "canonical.toml"
+    code, out, err = run(capsys, "deck", "format", source, "-o", str(out_path))
+    assert code == 0 and out == "" and err == ""
+    canonical = out_path.read_text(encoding="utf-8")
+    assert "#" not in canonical.split("\n", 1)[0]  # comments are not kept
+    # the canonical text is valid, and formats to itself (on standard output)
+    code, out, _ = run(capsys, "deck", "check", str(out_path))
+    assert code == 0 and "valid" in out
+    code, out, _ = run(capsys, "deck", "format", str(out_path))
+    assert code == 0 and out == canonical
+
+
+def test_deck_format_of_a_broken_or_unreadable_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "deck.toml"
+    path.write_text(broken(DECK_TEXT, "P12", "vp = 5", "vp = 50"), encoding="utf-8")
+    code, out, err = run(capsys, "deck", "format", str(path))
+    assert code == 0 and "vp = 50" in out
+    assert "1 problem(s)" in err and "deck check" in err
+    path.write_text("this is = not [ toml", encoding="utf-8")
+    code, out, err = run(capsys, "deck", "format", str(path))
+    assert "TOML" in assert_user_error(code, err) and out == ""

@@ -17,15 +17,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from coffeetable.games.cafe.deck import default_deck
 from coffeetable.games.coffee_rush.cards import default_cards
 from coffeetable.games.datafiles import PROBLEM_CODES, read_text
+from tests.games.view_checks import check_no_peek, check_view_basics
 from tests.server.conftest import serve_on
 from tests.server.live import Player, ServerProcess, play_out
 from tests.server.test_attacks import leaks
+from tests.server.test_friends import _error, _registered
 
 pytestmark = pytest.mark.server
 
@@ -44,20 +45,6 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     env = {"COFFEETABLE_CALIBRATION_GAMES": "1", "COFFEETABLE_CALIBRATION_BOT": "random"}
     with serve_on(request.param, tmp_path_factory.mktemp("decks"), extra_env=env) as proc:
         yield proc
-
-
-def _error(r: httpx.Response) -> tuple[int, str]:
-    body = r.json()
-    assert set(body) == {"error"}, body
-    assert body["error"]["message"] and "Traceback" not in body["error"]["message"]
-    return r.status_code, body["error"]["code"]
-
-
-def _registered(server: ServerProcess, prefix: str) -> Player:
-    player = Player(server)
-    r = player.register(f"{prefix}{random.Random().randrange(10**6)}")
-    assert r.status_code == 200, r.text
-    return player
 
 
 def my_deck(tag: str, transcribed: str = "P01") -> str:
@@ -342,10 +329,15 @@ def test_a_table_on_an_uploaded_deck_plays_to_the_end_and_replays(
     custom = build("cafe", game.text).game
     state = custom.new_initial_state(2, record["seed"], record["options"])
     states = {0: state.to_json()}
+    checked = 0
     for version, (seat, text) in enumerate(record["actions"], start=1):
+        if version % 25 == 1:  # the views' contract and no peeking, as on the default deck
+            check_view_basics(custom, state)
+            check_no_peek(state)
+            checked += 1
         state.apply(seat, custom.parse_action(text))
         states[version] = state.to_json()
-    assert state.is_over()
+    assert state.is_over() and checked >= 2
     for message in played["received"]:
         full = states.get(message.get("version", -1), states[0])
         assert not leaks(message, full, record["seed"]), message.get("type")

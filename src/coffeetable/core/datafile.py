@@ -159,9 +159,11 @@ def parse_toml(raw: bytes, source: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         match = _AT.match(str(exc))
-        reason, line, column = (
-            (match[1], int(match[2]), int(match[3])) if match else (str(exc), 0, 0)
-        )
+        if match:
+            reason, line, column = match[1], int(match[2]), int(match[3])
+        else:  # "(at end of document)": the line after the last
+            reason = str(exc).removesuffix(" (at end of document)")
+            line, column = text.count("\n") + 1, len(text) - text.rfind("\n")
         problem = make_problem(COMMON_CODES, "not_toml", reason=reason, line=line, column=column)
     except RecursionError:
         problem = make_problem(
@@ -187,6 +189,22 @@ def toml_model(data: Mapping[str, Any]) -> dict[str, Any]:
 
     result: dict[str, Any] = convert(data)
     return result
+
+
+def read_header(data: Mapping[str, Any], source: str, problems: list[Problem]) -> tuple[str, int]:
+    """A data file's `name` (default: the source) and `version` (default 0); their
+    problems (`bad_name`, `bad_version`) go into `problems`."""
+    version = data.get("version", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        problems.append(
+            make_problem(COMMON_CODES, "bad_version", field="version", got=shown(version))
+        )
+        version = 0
+    name = data.get("name", source)
+    if not isinstance(name, str) or not name.strip():
+        problems.append(make_problem(COMMON_CODES, "bad_name", field="name", got=shown(name)))
+        name = source
+    return name, version
 
 
 def model_problems(model: Any) -> list[Problem]:

@@ -11,6 +11,7 @@ the same game. The default files are not stored: their SHA-256 means the registe
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import threading
 from collections import OrderedDict
@@ -152,8 +153,13 @@ def deck_sha(game_name: str, options: dict[str, Any] | None) -> str | None:
     sha = (options or {}).get(option) if option is not None else None
     if option is None or not isinstance(sha, str):
         return None
-    default = find_game(game_name).normalize_options({}).get(option)
-    return None if sha == default else sha
+    return None if sha == _default_sha(game_name) else sha
+
+
+@functools.cache
+def _default_sha(game_name: str) -> Any:
+    """The SHA-256 of the game's default deck file (as its options name it)."""
+    return find_game(game_name).normalize_options({}).get(DECK_OPTION[game_name])
 
 
 def summary_of(game_name: str, options: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -204,6 +204,15 @@ class CalibrationPlan:
         }
 
 
+def _check_visibility(user: User, visibility: str) -> None:
+    if visibility not in DECK_VISIBILITIES:
+        raise TableError(
+            400, "invalid", f"visibility must be one of {', '.join(DECK_VISIBILITIES)}"
+        )
+    if user.is_guest and visibility != "private":
+        raise TableError(403, "guest_decks", "a guest's decks are private; register first")
+
+
 class DeckService:
     def __init__(
         self,
@@ -279,12 +288,7 @@ class DeckService:
 
     # ---- uploads and owners' changes ---------------------------------------------------------
     async def upload(self, user: User, checked: Checked, visibility: str) -> UserDeck:
-        if visibility not in DECK_VISIBILITIES:
-            raise TableError(
-                400, "invalid", f"visibility must be one of {', '.join(DECK_VISIBILITIES)}"
-            )
-        if user.is_guest and visibility != "private":
-            raise TableError(403, "guest_decks", "a guest's decks are private; register first")
+        _check_visibility(user, visibility)
         file = _file_of(checked)
         try:
             return await self.storage.add_deck(
@@ -309,12 +313,7 @@ class DeckService:
         return deck
 
     async def set_visibility(self, user: User, sha256: str, visibility: str) -> UserDeck:
-        if visibility not in DECK_VISIBILITIES:
-            raise TableError(
-                400, "invalid", f"visibility must be one of {', '.join(DECK_VISIBILITIES)}"
-            )
-        if user.is_guest and visibility != "private":
-            raise TableError(403, "guest_decks", "a guest's decks are private; register first")
+        _check_visibility(user, visibility)
         await self._own(user, sha256)
         await self.storage.set_deck_visibility(sha256, user.id, visibility)  # type: ignore[arg-type]
         return await self._own(user, sha256)

@@ -24,6 +24,7 @@ from coffeetable.core.datafile import (
     model_problems,
     parse_toml,
     read_file,
+    read_header,
     shown,
     toml_model,
 )
@@ -258,18 +259,18 @@ PROBLEM_CODES: dict[str, str] = {
     "bad_cell_token": "unknown cell token {got}; valid: bean-Y/B/G/R, dry, roast, cup, ship, "
     "empty, shop-<letter>, espresso, supply, cake-<vp>, bonus-Y/B/G/R",
     "shops_not_table": "'shops' must be a table of shop keys",
-    "shop_not_table": "shop {shop}: must be a table",
-    "bad_city": "shop {shop}: 'city' must be a non-empty string",
-    "bad_year": "shop {shop}: 'year' must be an integer",
-    "bad_requires": "shop {shop}: 'requires' must be 1-6 colour letters (Y, B, G, R)",
-    "bad_colour": "shop {shop}: unknown colour {got}; colours are Y (yellow), B (brown), "
+    "shop_not_table": "shop '{shop}': must be a table",
+    "bad_city": "shop '{shop}': 'city' must be a non-empty string",
+    "bad_year": "shop '{shop}': 'year' must be an integer",
+    "bad_requires": "shop '{shop}': 'requires' must be 1-6 colour letters (Y, B, G, R)",
+    "bad_colour": "shop '{shop}': unknown colour {got}; colours are Y (yellow), B (brown), "
     "G (green), R (red)",
-    "bad_vp": "shop {shop}: 'vp' must be an integer from 0 to {max}",
-    "bad_shop_name": "shop {shop}: 'name' must be a string",
+    "bad_vp": "shop '{shop}': 'vp' must be an integer from 0 to {max}",
+    "bad_shop_name": "shop '{shop}': 'name' must be a string",
     "shop_without_table": "cell token shop-{shop} has no [shops.{shop}] table",
-    "shop_too_big": "shop {shop} covers {cells} cells; a shop covers 1 or 2",
-    "shop_not_adjacent": "the two cells of shop {shop} must be orthogonally adjacent",
-    "shop_without_cell": "shop {shop} is described but no cell shows shop-{shop}",
+    "shop_too_big": "shop '{shop}' covers {cells} cells; a shop covers 1 or 2",
+    "shop_not_adjacent": "the two cells of shop '{shop}' must be orthogonally adjacent",
+    "shop_without_cell": "shop '{shop}' is described but no cell shows shop-{shop}",
     "duplicate_id": "duplicate id",
     "start_cards": "need exactly one start card per company ({companies}); found {count}: {found}",
     "start_missing_icons": "a start card shows every action icon; missing {missing}",
@@ -278,7 +279,7 @@ PROBLEM_CODES: dict[str, str] = {
     "espresso_count": "the Espresso expansion has {need} cards; found {count}",
     "expansion_cell": "expansion cell {token} only belongs on espresso cards",
     "unknown_promo": "unknown promo id; known: {known}",
-    "shop_not_in_appendix": "shop {shop} ({city} {year}) is not one of the 23 shops named in "
+    "shop_not_in_appendix": "shop '{shop}' ({city} {year}) is not one of the 23 shops named in "
     "the rulebook appendix",
 }
 MAX_VP = 20
@@ -315,14 +316,7 @@ def read_deck(raw: bytes, source: str) -> DeckReading:
 def read_deck_data(data: dict[str, Any], source: str) -> DeckReading:
     """`read_deck` of a parsed document."""
     problems: list[Problem] = list(model_problems(data))
-    version = data.get("version", 0)
-    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
-        problems.append(_problem("bad_version", field="version", got=shown(version)))
-        version = 0
-    name = data.get("name", source)
-    if not isinstance(name, str) or not name.strip():
-        problems.append(_problem("bad_name", field="name", got=shown(name)))
-        name = source
+    name, version = read_header(data, source, problems)
     cards = _read_cards(data, problems)
     if not problems:
         problems.extend(validate_cards([c for _, c in cards], [i for i, _ in cards]))
@@ -428,7 +422,7 @@ def _read_card(rc: Any, index: int) -> CardSpec:
         raise fail("shops_not_table", "shops")
     shops: dict[str, ShopSpec] = {}
     for key, rs in raw_shops.items():
-        shops[key] = _read_shop(rs, repr(key), fail, f"shops.{key}")
+        shops[key] = _read_shop(rs, key, fail, f"shops.{key}")
     _check_shop_cells(cells, shops, fail)
     return CardSpec(
         id=card_id,
@@ -477,11 +471,11 @@ def _check_shop_cells(
         if key not in shops:
             raise fail("shop_without_table", "cells", shop=key)
         if len(cells_of) > 2:
-            raise fail("shop_too_big", "cells", shop=repr(key), cells=len(cells_of))
+            raise fail("shop_too_big", "cells", shop=key, cells=len(cells_of))
         if len(cells_of) == 2:
             (r1, c1), (r2, c2) = cells_of
             if abs(r1 - r2) + abs(c1 - c2) != 1:
-                raise fail("shop_not_adjacent", "cells", shop=repr(key))
+                raise fail("shop_not_adjacent", "cells", shop=key)
     for key in shops:
         if key not in positions:
             raise fail("shop_without_cell", f"shops.{key}", shop=key)
@@ -559,7 +553,7 @@ def validate_cards(cards: list[CardSpec], positions: list[int] | None = None) ->
                         card,
                         "shop_not_in_appendix",
                         f"shops.{key}",
-                        shop=repr(key),
+                        shop=key,
                         city=shop.city,
                         year=shop.year,
                     )

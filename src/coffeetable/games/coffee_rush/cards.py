@@ -25,6 +25,7 @@ from coffeetable.core.datafile import (
     model_problems,
     parse_toml,
     read_file,
+    read_header,
     shown,
     toml_model,
 )
@@ -189,9 +190,9 @@ PROBLEM_CODES: dict[str, str] = {
     "bad_copies": "'copies' must be a whole number from 1 to {max} (got {got})",
     "verified_required": "'verified' (true/false) is required: say whether the recipe was "
     "checked against the card",
-    "flag_required": "{flag} (true/false) is required",
-    "bad_flag": "{flag} must be true or false (got {got})",
-    "duplicate_drink": "drink name {name} is used {count} times (names must differ, ignoring case)",
+    "flag_required": "'{flag}' (true/false) is required",
+    "bad_flag": "'{flag}' must be true or false (got {got})",
+    "duplicate_drink": "drink name '{name}' is used {count} times (names must differ, ignoring case)",
     "too_few_cards": "the deck needs at least {min} cards to set up 4 players (got {count})",
 }
 #: Bounds on counts (a file may not ask for a million tokens or cards).
@@ -245,14 +246,7 @@ def read_cards_data(data: dict[str, Any], source: str) -> CardsReading:
                 got=shown(data.get("format")),
             )
         )
-    version = data.get("version", 0)
-    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
-        problems.append(_problem("bad_version", field="version", got=shown(version)))
-        version = 0
-    name = data.get("name", source)
-    if not isinstance(name, str) or not name.strip():
-        problems.append(_problem("bad_name", field="name", got=shown(name)))
-        name = source
+    name, version = read_header(data, source, problems)
     ingredients, box, rush = _read_box(data.get("box"), problems)
     board: tuple[int, ...] = ()
     specialties: frozenset[int] = frozenset()
@@ -460,9 +454,7 @@ def _read_drinks(
         drinks.append((n, drink, len(problems) == before))
     for key, k in names.items():
         if k > 1:
-            problems.append(
-                _problem("duplicate_drink", field="drink", name=repr(spelled[key]), count=k)
-            )
+            problems.append(_problem("duplicate_drink", field="drink", name=spelled[key], count=k))
     total = sum(d.copies for _, d, _ in drinks)
     if drinks and total < MIN_CARDS:
         problems.append(_problem("too_few_cards", field="drink", min=MIN_CARDS, count=total))
@@ -511,10 +503,10 @@ def _read_drink(
             if flag == "verified":
                 add("verified_required", flag)
             else:
-                add("flag_required", flag, flag=repr(flag))
+                add("flag_required", flag, flag=flag)
             value = False
         elif not isinstance(value, bool):
-            add("bad_flag", flag, flag=repr(flag), got=shown(value))
+            add("bad_flag", flag, flag=flag, got=shown(value))
             value = False
         flags[flag] = value
     return Drink(

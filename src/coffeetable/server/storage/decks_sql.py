@@ -35,14 +35,21 @@ _FILE_COLUMNS = (
 )
 
 
+def _file_fields(row: Any) -> dict[str, Any]:
+    """What a `deck_files` row says of its file, but its text."""
+    return {
+        "sha256": row.sha256,
+        "game": row.game,
+        "name": row.name,
+        "cards": row.cards,
+        "reconstructed": row.reconstructed,
+        "provenance": dict(row.provenance or {}),
+    }
+
+
 def _user_deck(row: Any) -> UserDeck:
     return UserDeck(
-        sha256=row.sha256,
-        game=row.game,
-        name=row.name,
-        cards=row.cards,
-        reconstructed=row.reconstructed,
-        provenance=dict(row.provenance or {}),
+        **_file_fields(row),
         owner_id=row.owner_id,
         owner_name=row.owner_name,
         visibility=row.visibility,
@@ -151,16 +158,7 @@ class DeckSql:
             ).first()
         if row is None:
             return None
-        return DeckFile(
-            sha256=row.sha256,
-            game=row.game,
-            name=row.name,
-            cards=row.cards,
-            reconstructed=row.reconstructed,
-            provenance=dict(row.provenance or {}),
-            text=row.text,
-            created_at=row.created_at,
-        )
+        return DeckFile(**_file_fields(row), text=row.text, created_at=row.created_at)
 
     async def deck_owners(self, sha256: str) -> list[UserDeck]:
         async with self._read() as conn:
