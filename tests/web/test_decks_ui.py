@@ -112,7 +112,7 @@ def test_a_card_is_drawn_and_an_invalid_card_explains_itself(
         assert "yellow" not in (picture.get_attribute("aria-label") or "")
         page.wait_for_selector("#card-problem-list li")
         shown = page.inner_text("#card-problem-list li")
-        assert shown == fill(strings("en")["deckproblem.bad_city"], {"shop": "'b'"})
+        assert shown == fill(strings("en")["deckproblem.bad_city"], {"shop": "b"})
         assert page.get_attribute("#deck-items li[data-index='0'] .badge", "data-problems") == "1"
         assert page.inner_text("#deck-status") == "1 problem"
         # the drawing follows the edit: a shop box on the new cell
@@ -124,7 +124,7 @@ def test_a_card_is_drawn_and_an_invalid_card_explains_itself(
             "document.querySelector('#card-problem-list li')?.textContent.includes('Кофейн')"
         )
         assert page.inner_text("#card-problem-list li") == fill(
-            strings("ru")["deckproblem.bad_city"], {"shop": "'b'"}
+            strings("ru")["deckproblem.bad_city"], {"shop": "b"}
         )
 
         # a city makes it valid again; the status says so
