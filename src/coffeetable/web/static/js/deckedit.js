@@ -14,6 +14,7 @@ import { button, h, mount } from "./dom.js";
 import { has, t, tn } from "./i18n.js";
 
 const CHECK_DELAY = 400; // ms of quiet before a change is checked
+const RETRY_DELAY = 2000; // ms before a check refused for coming too often is sent again
 export const VISIBILITIES = ["private", "friends", "public"];
 
 /** A problem of a deck file in the player's language (the server's English `message` for a
@@ -179,6 +180,10 @@ export function editorView(part, { from = null } = {}) {
       checkedEdit = edit;
     } catch (err) {
       if (gone || edit !== edits) return;
+      if (err.status === 429) { // checked too often: the same model again a little later
+        timer = setTimeout(check, RETRY_DELAY);
+        return;
+      }
       error = errorText(err);
     }
     renderStatus();
