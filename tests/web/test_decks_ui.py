@@ -356,6 +356,14 @@ def test_a_coffee_rush_table_on_a_card_file_draws_its_board(
         row = page.locator(f".deck-row[data-deck='{sha}']")
         assert row.locator("[data-kind=reconstruction]").count() == 1  # unverified recipes
 
+        # the new-table form offers the default cards first, then the player's file
+        me.goto("#/")
+        me.press("#create-box [data-game=coffee-rush]")
+        page.wait_for_selector(f"#opt-deck option[value='{sha}']", state="attached")
+        values = page.locator("#opt-deck option").evaluate_all("(os) => os.map((o) => o.value)")
+        assert values == ["", sha]
+        assert page.input_value("#opt-deck") == ""
+
         me.create_table("coffee-rush", ["greedy"], deck=sha)
         assert "Swapped corners" in page.inner_text("#table-page .deck-label")
         me.start()
