@@ -115,6 +115,9 @@ def test_a_card_is_drawn_and_an_invalid_card_explains_itself(
         assert shown == fill(strings("en")["deckproblem.bad_city"], {"shop": "b"})
         assert page.get_attribute("#deck-items li[data-index='0'] .badge", "data-problems") == "1"
         assert page.inner_text("#deck-status") == "1 problem"
+        # the field the problem names is marked, and only that one
+        assert page.get_attribute("[data-shop=b] [data-field=city]", "aria-invalid") == "true"
+        assert page.locator("#item-fields [aria-invalid]").count() == 1
         # the drawing follows the edit: a shop box on the new cell
         assert page.locator("#item-picture .shop").count() == 2
 
@@ -132,6 +135,7 @@ def test_a_card_is_drawn_and_an_invalid_card_explains_itself(
         page.fill("[data-shop=b] [data-field=year]", "1868")
         page.fill("[data-shop=b] [data-field=requires]", "GG")
         page.wait_for_selector("#card-problem-list li", state="detached")
+        assert page.locator("#item-fields [aria-invalid]").count() == 0
         page.select_option("#cell-0-0", "bean-Y")
         page.wait_for_selector("#deck-status.ok")
         assert not me.errors, me.errors

@@ -67,14 +67,14 @@ function uniqueId(model, base) {
 function shopFields(card, key, changed, cities) {
   const shop = card.shops[key];
   const set = (k, v) => { setField(shop, k, v); changed(); };
-  return h("fieldset", { class: "shop-fields", "data-shop": key },
+  return h("fieldset", { class: "shop-fields", "data-shop": key, "data-path": `shops.${key}` },
     h("legend", {}, t("decks.cell_shop", { key })),
-    field(t("decks.shop_city"), shop.city, (v) => set("city", v), { list: "appendix-cities", "data-field": "city" }),
-    field(t("decks.shop_year"), shop.year, (v) => set("year", numberField(v)), { inputmode: "numeric", "data-field": "year" }),
+    field(t("decks.shop_city"), shop.city, (v) => set("city", v), { list: "appendix-cities", "data-field": "city", "data-path": `shops.${key}.city` }),
+    field(t("decks.shop_year"), shop.year, (v) => set("year", numberField(v)), { inputmode: "numeric", "data-field": "year", "data-path": `shops.${key}.year` }),
     field(t("decks.shop_requires"), shop.requires, (v) => set("requires", v.toUpperCase()),
-      { "data-field": "requires", title: t("decks.shop_requires_help", { colours: COLOURS.map((c) => `${c} = ${colourName(c)}`).join(", ") }) }),
-    field(t("decks.shop_vp"), shop.vp, (v) => set("vp", numberField(v)), { inputmode: "numeric", "data-field": "vp" }),
-    field(t("decks.shop_name"), shop.name, (v) => set("name", v), { "data-field": "name" }),
+      { "data-field": "requires", "data-path": `shops.${key}.requires`, title: t("decks.shop_requires_help", { colours: COLOURS.map((c) => `${c} = ${colourName(c)}`).join(", ") }) }),
+    field(t("decks.shop_vp"), shop.vp, (v) => set("vp", numberField(v)), { inputmode: "numeric", "data-field": "vp", "data-path": `shops.${key}.vp` }),
+    field(t("decks.shop_name"), shop.name, (v) => set("name", v), { "data-field": "name", "data-path": `shops.${key}.name` }),
     cities);
 }
 
@@ -113,10 +113,10 @@ export const cafePart = {
     const cards = Array.isArray(model.card) ? model.card : [];
     const transcribed = cards.filter((c) => c && c.reconstructed === false).length;
     return h("div", { class: "form-grid" },
-      field(t("decks.name"), model.name, (v) => { setField(model, "name", v); changed(); }, { id: "deck-name" }),
-      field(t("decks.version"), model.version, (v) => { setField(model, "version", numberField(v)); changed(); }, { id: "deck-version", inputmode: "numeric" }),
+      field(t("decks.name"), model.name, (v) => { setField(model, "name", v); changed(); }, { id: "deck-name", "data-path": "name" }),
+      field(t("decks.version"), model.version, (v) => { setField(model, "version", numberField(v)); changed(); }, { id: "deck-version", inputmode: "numeric", "data-path": "version" }),
       h("label", { class: "field wide" }, t("decks.provenance_summary"),
-        h("textarea", { id: "deck-summary", rows: 2, oninput: (e) => provSet("summary", e.target.value) }, prov && typeof prov.summary === "string" ? prov.summary : "")),
+        h("textarea", { id: "deck-summary", "data-path": "provenance.summary", rows: 2, oninput: (e) => provSet("summary", e.target.value) }, prov && typeof prov.summary === "string" ? prov.summary : "")),
       h("label", { class: "field wide" }, t("decks.provenance_sources"),
         h("textarea", {
           id: "deck-sources", rows: 2,
@@ -153,11 +153,11 @@ export const cafePart = {
     if (!Array.isArray(card.cells) || card.cells.length !== 2 || !card.cells.every((r) => Array.isArray(r) && r.length === 3)) {
       card.cells = [0, 1].map((r) => [0, 1, 2].map((c) => (Array.isArray(card.cells) && Array.isArray(card.cells[r]) && typeof card.cells[r][c] === "string" ? card.cells[r][c] : "empty")));
     }
-    const grid = h("table", { class: "cell-grid", id: "cell-grid" },
+    const grid = h("table", { class: "cell-grid", id: "cell-grid", "data-path": "cells" },
       h("caption", {}, t("decks.cells")),
       h("tbody", {}, [0, 1].map((r) => h("tr", {}, [0, 1, 2].map((c) => h("td", {},
         choice(t("decks.cell_at", { row: r + 1, col: c + 1 }), card.cells[r][c], TOKENS.map((x) => ({ value: x, label: tokenLabel(x) })),
-          (v) => { card.cells[r][c] = v; syncShops(card); redraw(); }, { id: `cell-${r}-${c}`, "data-cell": `${r},${c}` })))))));
+          (v) => { card.cells[r][c] = v; syncShops(card); redraw(); }, { id: `cell-${r}-${c}`, "data-cell": `${r},${c}`, "data-path": `cells[${r}][${c}]` })))))));
     const cities = h("datalist", { id: "appendix-cities" });
     loadCafeData().then((data) => {
       const seen = new Set();
@@ -167,20 +167,20 @@ export const cafePart = {
     const shops = card.shops && typeof card.shops === "object" ? Object.keys(card.shops).sort() : [];
     return [
       h("div", { class: "form-grid" },
-        field(t("decks.card_id"), card.id, (v) => { card.id = v; changed(); }, { id: "card-id" }),
+        field(t("decks.card_id"), card.id, (v) => { card.id = v; changed(); }, { id: "card-id", "data-path": "id" }),
         choice(t("decks.card_kind"), card.kind, KINDS.map((k) => ({ value: k, label: t(`decks.kind_${k}`) })), (v) => {
           card.kind = v;
           if (v === "start") card.company = COMPANIES.includes(card.company) ? card.company : COMPANIES[0];
           else delete card.company;
           if (v !== "plan") delete card.star;
           redraw();
-        }, { id: "card-kind" }),
+        }, { id: "card-kind", "data-path": "kind" }),
         card.kind === "start" || card.company !== undefined
           ? choice(t("decks.card_company"), card.company, COMPANIES.map((c) => ({ value: c, label: companyName(c) })),
-            (v) => { card.company = v; changed(); }, { id: "card-company" }) : null,
+            (v) => { card.company = v; changed(); }, { id: "card-company", "data-path": "company" }) : null,
         card.kind === "plan" || card.star !== undefined
-          ? check(t("decks.card_star"), card.star === true, (v) => { setField(card, "star", v || undefined); redraw(); }, { id: "card-star" }) : null,
-        check(t("decks.card_reconstructed"), card.reconstructed === true, (v) => { card.reconstructed = v; redraw(); }, { id: "card-reconstructed" }),
+          ? check(t("decks.card_star"), card.star === true, (v) => { setField(card, "star", v || undefined); redraw(); }, { id: "card-star", "data-path": "star" }) : null,
+        check(t("decks.card_reconstructed"), card.reconstructed === true, (v) => { card.reconstructed = v; redraw(); }, { id: "card-reconstructed", "data-path": "reconstructed" }),
         h("p", { class: "hint wide" }, t("decks.card_reconstructed_help"))),
       grid,
       shops.map((key) => shopFields(card, key, changed, key === shops[0] ? cities : null)),

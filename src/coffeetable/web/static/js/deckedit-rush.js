@@ -64,9 +64,9 @@ function boxFields(model, changed) {
   const redraw = () => changed({ redraw: true });
   const ingredients = ingredientsOf(model);
   const tokens = box.tokens && typeof box.tokens === "object" ? box.tokens : (box.tokens = {});
-  return h("fieldset", { class: "box-fields", id: "box-fields" },
+  return h("fieldset", { class: "box-fields", id: "box-fields", "data-path": "box" },
     h("legend", {}, t("decks.box")),
-    h("table", { class: "ingredient-table" },
+    h("table", { class: "ingredient-table", "data-path": "box.ingredients" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("decks.ingredient")), h("th", { scope: "col" }, t("decks.tokens")), h("th", { scope: "col" }, h("span", { class: "sr-only" }, t("decks.delete"))))),
       h("tbody", {}, ingredients.map((ing, i) => h("tr", { "data-ingredient": ing },
         h("td", {}, h("input", {
@@ -75,7 +75,7 @@ function boxFields(model, changed) {
           onchange: (e) => { const to = e.target.value.trim(); if (to && to !== ing) { renameIngredient(model, ing, to); redraw(); } },
         })),
         h("td", {}, h("input", {
-          value: tokens[ing] ?? "", inputmode: "numeric", "aria-label": t("decks.tokens_of", { name: ingredientName(ing) }), "data-field": "tokens",
+          value: tokens[ing] ?? "", inputmode: "numeric", "aria-label": t("decks.tokens_of", { name: ingredientName(ing) }), "data-field": "tokens", "data-path": `box.tokens.${ing}`,
           oninput: (e) => { setField(tokens, ing, numberField(e.target.value)); changed(); },
         })),
         h("td", {}, button("✕", () => {
@@ -90,7 +90,7 @@ function boxFields(model, changed) {
       tokens[`ingredient-${n}`] = 1;
       redraw();
     }, { class: "small", id: "add-ingredient" }),
-    field(t("decks.rush_tokens"), box.rush, (v) => { setField(box, "rush", numberField(v)); changed(); }, { id: "box-rush", inputmode: "numeric" }),
+    field(t("decks.rush_tokens"), box.rush, (v) => { setField(box, "rush", numberField(v)); changed(); }, { id: "box-rush", inputmode: "numeric", "data-path": "box.rush" }),
     field(t("decks.source"), box.source, (v) => { setField(box, "source", v); changed(); }, { id: "box-source" }));
 }
 
@@ -105,14 +105,14 @@ function boardFields(model, changed) {
   }
   const options = ingredients.map((x) => ({ value: x, label: ingredientName(x) }));
   const specialties = list(board.specialties);
-  return h("fieldset", { class: "board-fields", id: "board-fields" },
+  return h("fieldset", { class: "board-fields", id: "board-fields", "data-path": "board" },
     h("legend", {}, t("decks.board")),
     h("div", { class: "board-edit" },
       h("div", { class: "board-picture" }, boardPicture(model)),
-      h("table", { class: "square-grid" }, h("caption", {}, t("decks.board_squares")),
+      h("table", { class: "square-grid", "data-path": "board.rows" }, h("caption", {}, t("decks.board_squares")),
         h("tbody", {}, [0, 1, 2, 3].map((r) => h("tr", {}, [0, 1, 2, 3].map((c) => h("td", {},
-          choice(squareOf(r, c), board.rows[r][c], options, (v) => { board.rows[r][c] = v; redraw(); }, { id: `square-${squareOf(r, c)}` })))))))),
-    h("fieldset", { class: "specialties" }, h("legend", {}, t("decks.specialties")),
+          choice(squareOf(r, c), board.rows[r][c], options, (v) => { board.rows[r][c] = v; redraw(); }, { id: `square-${squareOf(r, c)}`, "data-path": `board.rows[${r}][${c}]` })))))))),
+    h("fieldset", { class: "specialties", "data-path": "board.specialties" }, h("legend", {}, t("decks.specialties")),
       ingredients.map((ing) => check(ingredientName(ing), specialties.includes(ing), (on) => {
         board.specialties = on ? [...specialties, ing] : specialties.filter((x) => x !== ing);
         redraw();
@@ -144,8 +144,8 @@ export const rushPart = {
     const verified = drinks.filter((d) => d && d.verified === true).length;
     return [
       h("div", { class: "form-grid" },
-        field(t("decks.name"), model.name, (v) => { setField(model, "name", v); changed(); }, { id: "deck-name" }),
-        field(t("decks.version"), model.version, (v) => { setField(model, "version", numberField(v)); changed(); }, { id: "deck-version", inputmode: "numeric" }),
+        field(t("decks.name"), model.name, (v) => { setField(model, "name", v); changed(); }, { id: "deck-name", "data-path": "name" }),
+        field(t("decks.version"), model.version, (v) => { setField(model, "version", numberField(v)); changed(); }, { id: "deck-version", inputmode: "numeric", "data-path": "version" }),
         h("p", { class: "hint wide", id: "deck-origin" }, t("decks.origin_drinks", { verified, total: drinks.length }))),
       h("div", { class: "rush-file-fields" }, boxFields(model, changed), boardFields(model, changed)),
     ];
@@ -179,15 +179,15 @@ export const rushPart = {
     const options = ingredients.map((x) => ({ value: x, label: ingredientName(x) }));
     return [
       h("div", { class: "form-grid" },
-        field(t("decks.drink_name"), drink.name, (v) => { drink.name = v; changed(); }, { id: "drink-name" }),
-        field(t("decks.copies"), drink.copies, (v) => { setField(drink, "copies", numberField(v)); changed(); }, { id: "drink-copies", inputmode: "numeric" }),
-        check(t("decks.special"), drink.special === true, (v) => { drink.special = v; redraw(); }, { id: "drink-special" }),
-        check(t("decks.verified"), drink.verified === true, (v) => { drink.verified = v; redraw(); }, { id: "drink-verified" }),
-        check(t("decks.less_luck"), drink.less_luck === true, (v) => { setField(drink, "less_luck", v || undefined); redraw(); }, { id: "drink-less-luck" }),
+        field(t("decks.drink_name"), drink.name, (v) => { drink.name = v; changed(); }, { id: "drink-name", "data-path": "name" }),
+        field(t("decks.copies"), drink.copies, (v) => { setField(drink, "copies", numberField(v)); changed(); }, { id: "drink-copies", inputmode: "numeric", "data-path": "copies" }),
+        check(t("decks.special"), drink.special === true, (v) => { drink.special = v; redraw(); }, { id: "drink-special", "data-path": "special" }),
+        check(t("decks.verified"), drink.verified === true, (v) => { drink.verified = v; redraw(); }, { id: "drink-verified", "data-path": "verified" }),
+        check(t("decks.less_luck"), drink.less_luck === true, (v) => { setField(drink, "less_luck", v || undefined); redraw(); }, { id: "drink-less-luck", "data-path": "less_luck" }),
         h("p", { class: "hint wide" }, t("decks.verified_help"))),
-      h("fieldset", { class: "recipe-fields", id: "recipe-fields" }, h("legend", {}, t("decks.recipe")),
+      h("fieldset", { class: "recipe-fields", id: "recipe-fields", "data-path": "recipe" }, h("legend", {}, t("decks.recipe")),
         h("ol", {}, recipe.map((ing, i) => h("li", {},
-          choice(t("decks.recipe_n", { n: i + 1 }), ing, options, (v) => { recipe[i] = v; redraw(); }, { "data-recipe": i }),
+          choice(t("decks.recipe_n", { n: i + 1 }), ing, options, (v) => { recipe[i] = v; redraw(); }, { "data-recipe": i, "data-path": `recipe[${i}]` }),
           button("✕", () => { recipe.splice(i, 1); redraw(); }, { class: "icon small", "aria-label": t("decks.remove_recipe", { n: i + 1 }) })))),
         button(t("decks.add_recipe"), () => { recipe.push(ingredients[0] || ""); redraw(); }, { class: "small", id: "add-recipe" })),
     ];

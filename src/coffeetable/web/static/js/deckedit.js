@@ -208,8 +208,33 @@ export function editorView(part, { from = null } = {}) {
     status.textContent = text;
   }
 
+  /** The field a problem names (its `field` path, or the nearest part of it that the page
+   * shows: `shops.a.city`, else `shops.a`) is marked invalid. */
+  function markFields(wide) {
+    for (const node of el.querySelectorAll("[data-path][data-invalid]")) {
+      node.removeAttribute("data-invalid");
+      node.removeAttribute("aria-invalid");
+    }
+    const mark = (root, problem) => {
+      let path = problem.field || "";
+      while (root && path) {
+        const found = root.querySelector(`[data-path="${CSS.escape(path)}"]`);
+        if (found) {
+          found.dataset.invalid = "true";
+          if (/^(INPUT|SELECT|TEXTAREA)$/.test(found.tagName)) found.setAttribute("aria-invalid", "true");
+          return;
+        }
+        const shorter = path.replace(/(\.[^.[\]]+|\[\d+\])$/, "");
+        path = shorter === path ? "" : shorter;
+      }
+    };
+    for (const problem of problemsOf(selected)) mark(pane.querySelector("#item-fields"), problem);
+    for (const problem of wide) mark(deckBox, problem);
+  }
+
   function renderProblems() {
     const wide = problems().filter((p) => p.index === null || p.index === undefined);
+    markFields(wide);
     mount(wideProblems, wide.length ? [h("h2", {}, t("decks.deck_problems")), problemList(wide, { id: "deck-problems" })] : null);
     const box = pane.querySelector("#card-problems");
     if (box) mount(box, cardProblems());
