@@ -138,6 +138,14 @@ def test_a_card_is_drawn_and_an_invalid_card_explains_itself(
         assert page.locator("#item-fields [aria-invalid]").count() == 0
         page.select_option("#cell-0-0", "bean-Y")
         page.wait_for_selector("#deck-status.ok")
+
+        # every card marked as transcribed at once (after a question)
+        assert page.is_checked("#card-reconstructed")
+        me.press("#all-transcribed")
+        page.wait_for_selector("#card-reconstructed:not(:checked)")
+        all_of = fill(strings("ru")["decks.origin_cards"], {"transcribed": 63, "total": 63})
+        assert all_of in page.inner_text("#deck-origin")
+        page.wait_for_selector("#deck-status.ok")
         assert not me.errors, me.errors
     finally:
         me.close()

@@ -3,7 +3,7 @@
 // drawn by the table's own drawCard (js/cafe.js). Format: docs/cafe-deck-format.md.
 
 import { cellName, colourName, companyName, drawCard, loadCafeData } from "./cafe.js";
-import { check, choice, field, numberField, setField } from "./deckedit.js";
+import { check, choice, field, markAll, numberField, setField } from "./deckedit.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 
@@ -120,9 +120,14 @@ export const cafePart = {
       h("label", { class: "field wide" }, t("decks.provenance_sources"),
         h("textarea", {
           id: "deck-sources", rows: 2,
-          oninput: (e) => provSet("sources", e.target.value.split("\n").map((x) => x.trim()).filter(Boolean).length ? e.target.value.split("\n").map((x) => x.trim()).filter(Boolean) : undefined),
+          oninput: (e) => {
+            const lines = e.target.value.split("\n").map((x) => x.trim()).filter(Boolean);
+            provSet("sources", lines.length ? lines : undefined);
+          },
         }, prov && Array.isArray(prov.sources) ? prov.sources.join("\n") : "")),
-      h("p", { class: "hint wide", id: "deck-origin" }, t("decks.origin_cards", { transcribed, total: cards.length })));
+      h("p", { class: "hint wide", id: "deck-origin" }, t("decks.origin_cards", { transcribed, total: cards.length }), " ",
+        markAll(cards, "reconstructed", false, "decks.all_transcribed", changed, "all-transcribed"), " ",
+        markAll(cards, "reconstructed", true, "decks.all_reconstructed", changed, "all-reconstructed")));
   },
 
   itemLabel(card, index) {

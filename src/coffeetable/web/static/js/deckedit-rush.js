@@ -3,7 +3,7 @@
 // a drink's fields (name, recipe, copies, special, verified, less_luck) with its order card drawn
 // by the table's own orderFace (js/rush.js). Format: docs/coffee-rush-cards-format.md.
 
-import { check, choice, field, numberField, setField } from "./deckedit.js";
+import { check, choice, field, markAll, numberField, setField } from "./deckedit.js";
 import { button, h, s } from "./dom.js";
 import { t } from "./i18n.js";
 import { boardFrame, ingredientName, loadRushData, orderFace, squareFace, squareOf } from "./rush.js";
@@ -146,7 +146,9 @@ export const rushPart = {
       h("div", { class: "form-grid" },
         field(t("decks.name"), model.name, (v) => { setField(model, "name", v); changed(); }, { id: "deck-name", "data-path": "name" }),
         field(t("decks.version"), model.version, (v) => { setField(model, "version", numberField(v)); changed(); }, { id: "deck-version", inputmode: "numeric", "data-path": "version" }),
-        h("p", { class: "hint wide", id: "deck-origin" }, t("decks.origin_drinks", { verified, total: drinks.length }))),
+        h("p", { class: "hint wide", id: "deck-origin" }, t("decks.origin_drinks", { verified, total: drinks.length }), " ",
+          markAll(drinks, "verified", true, "decks.all_verified", changed, "all-verified"), " ",
+          markAll(drinks, "verified", false, "decks.none_verified", changed, "none-verified"))),
       h("div", { class: "rush-file-fields" }, boxFields(model, changed), boardFields(model, changed)),
     ];
   },

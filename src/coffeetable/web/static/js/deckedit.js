@@ -66,6 +66,15 @@ export function choice(label, value, options, onValue, attrs = {}) {
       options.map((o) => h("option", { value: o.value, selected: o.value === value }, o.label))));
 }
 
+/** A button that sets `key` to `value` on every card (after asking). */
+export function markAll(items, key, value, label, changed, id) {
+  return button(t(label), () => {
+    if (!confirm(`${t(label)}?`)) return;
+    for (const item of items) if (item && typeof item === "object") item[key] = value;
+    changed({ redraw: true });
+  }, { class: "small", id });
+}
+
 /** The file's name for a download: the deck's name in safe letters. */
 export function fileName(name, fallback) {
   const base = String(name || fallback).normalize("NFKD").replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60);
