@@ -130,6 +130,9 @@ def test_check_explains_every_problem(server: ServerProcess) -> None:
     cards = body.json()["cards"]["cards"]
     assert len(cards) == len(default_deck().cards) - 2
     assert {c["id"] for c in cards}.isdisjoint({p["card"] for p in problems})
+    # `check` is no deck: other methods are not allowed there
+    r = anyone.http.get("/api/decks/check")
+    assert _error(r)[0] == 405 and r.headers["allow"] == "POST"
     # not TOML at all: one problem with its line and column
     r = anyone.http.post("/api/decks/check?game=cafe", content=b"a = [\nb = 1", headers=TOML)
     (problem,) = r.json()["problems"]

@@ -299,10 +299,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if status in (404, 405):
             # a wrong method on an API route falls through to the static files mounted at
             # `/` (404 for a GET, 405 naming GET and HEAD otherwise): a 405 naming the route's
+            # methods, those of the first documented path that fits, as the router tries them
+            # (`/api/decks/check` also fits `/api/decks/{sha256}`, declared after it)
+            matching = [
+                route
+                for route in request.app.routes
+                if isinstance(route, APIRoute)
+                and route.include_in_schema
+                and route.path_regex.match(request.url.path)
+            ]
             methods = {
                 method
-                for route in request.app.routes
-                if isinstance(route, APIRoute) and route.path_regex.match(request.url.path)
+                for route in matching
+                if route.path == matching[0].path
                 for method in route.methods or ()
             }
             if methods and request.method not in methods:

@@ -16,14 +16,20 @@ import re
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Query, Request
+from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from coffeetable.server.chat_routes import RouteHelpers
 from coffeetable.server.decks import MAX_DECK_BYTES, InvalidDeck, deck_json, read_body
 from coffeetable.server.livetable import TableError
 from coffeetable.server.storage import User
 
+#: A deck's sha256 in a route's path.
+Sha256 = Annotated[
+    str, PathParam(pattern="^[0-9a-fA-F]{64}$", description="the deck's sha256 (64 hex digits)")
+]
 Game = Annotated[Literal["cafe", "coffee-rush"], Query(description="the deck's game")]
 Visibility = Literal["private", "friends", "public"]
 
@@ -88,6 +94,14 @@ def install(app: FastAPI, helpers: RouteHelpers) -> None:
         checked = read_body(game, await _body(request), request.headers.get("content-type"))
         return checked.to_json()
 
+    @app.api_route(
+        "/api/decks/check", methods=["GET", "PUT", "PATCH", "DELETE"], include_in_schema=False
+    )
+    async def check_other_methods() -> None:
+        """`/api/decks/check` is no deck's sha256: other methods than POST are not allowed
+        there (405 with `Allow: POST`), rather than taken for `/api/decks/{sha256}`'s."""
+        raise StarletteHTTPException(405)
+
     @app.post(
         "/api/decks",
         tags=["decks"],
@@ -123,11 +137,11 @@ def install(app: FastAPI, helpers: RouteHelpers) -> None:
         return listed
 
     @app.get("/api/decks/{sha256}", tags=["decks"], responses=errors(404))
-    async def get_deck(sha256: str, request: Request, user: CurrentUser) -> dict[str, Any]:
+    async def get_deck(sha256: Sha256, request: Request, user: CurrentUser) -> dict[str, Any]:
         return deck_json(await node_of(request).decks.usable(user, sha256))
 
     @app.get("/api/decks/{sha256}/file", tags=["decks"], responses=errors(404))
-    async def deck_file(sha256: str, request: Request, user: CurrentUser) -> Response:
+    async def deck_file(sha256: Sha256, request: Request, user: CurrentUser) -> Response:
         """The deck's canonical TOML text (what `coffeetable inspect --deck` replays with)."""
         deck, text = await node_of(request).decks.text(user, sha256)
         return Response(
@@ -144,7 +158,7 @@ def install(app: FastAPI, helpers: RouteHelpers) -> None:
         "/api/decks/{sha256}", tags=["decks"], responses=errors(401, 403, 404, changing=True)
     )
     async def change_deck(
-        sha256: str, body: VisibilityChange, request: Request, user: RequiredUser
+        sha256: Sha256, body: VisibilityChange, request: Request, user: RequiredUser
     ) -> dict[str, Any]:
         """Who else may use your deck."""
         return deck_json(await node_of(request).decks.set_visibility(user, sha256, body.visibility))
@@ -152,7 +166,7 @@ def install(app: FastAPI, helpers: RouteHelpers) -> None:
     @app.delete(
         "/api/decks/{sha256}", tags=["decks"], responses=errors(401, 403, 404, changing=True)
     )
-    async def delete_deck(sha256: str, request: Request, user: RequiredUser) -> dict[str, Any]:
+    async def delete_deck(sha256: Sha256, request: Request, user: RequiredUser) -> dict[str, Any]:
         """You no longer keep the deck; the tables played with it keep working."""
         return {"deleted": await node_of(request).decks.delete(user, sha256)}
 
@@ -162,14 +176,18 @@ def install(app: FastAPI, helpers: RouteHelpers) -> None:
         status_code=202,
         responses=errors(401, 404, 409, 429, changing=True),
     )
-    async def calibrate_deck(sha256: str, request: Request, user: RequiredUser) -> dict[str, Any]:
+    async def calibrate_deck(
+        sha256: Sha256, request: Request, user: RequiredUser
+    ) -> dict[str, Any]:
         """Queue a bounded bot calibration run of the deck on the bot workers (409 if one
         is under way; a few runs per user a day)."""
         await node_of(request).decks.calibrate(user, sha256)
         return {"status": "queued"}
 
     @app.get("/api/decks/{sha256}/calibration", tags=["decks"], responses=errors(404))
-    async def deck_calibration(sha256: str, request: Request, user: CurrentUser) -> dict[str, Any]:
+    async def deck_calibration(
+        sha256: Sha256, request: Request, user: CurrentUser
+    ) -> dict[str, Any]:
         """The deck's last calibration run: `none`, `queued`, `running`, `done` (with its
         figures, as in docs/cafe-deck-design.md) or `failed`."""
         result: dict[str, Any] = await node_of(request).decks.calibration(user, sha256)

@@ -12,6 +12,7 @@ Who may use a deck: its owners; everyone, for an owner's "public" copy; the owne
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import re
@@ -137,6 +138,13 @@ def read_body(game: str, raw: bytes, content_type: str | None) -> Checked:
         return Checked(game, read_text(game, raw, "deck"))
     except UnreadableError as exc:
         return Checked(game, None, exc.problem)
+
+
+@functools.lru_cache(maxsize=64)
+def _deck_data(game: str, text: str) -> dict[str, Any]:
+    """The drawing data of a stored deck's canonical text (computed once per text)."""
+    file = read_text(game, text.encode("utf-8"), "deck")
+    return reading_data(file.sha256, file.reading)
 
 
 def _file_of(checked: Checked) -> DeckFile:
@@ -278,11 +286,11 @@ class DeckService:
         """The decks `user` may use, one entry per file (their own copy first)."""
         friends = await self.friends.friend_ids(user)
         decks = await self.storage.usable_decks(user.id if user else None, friends, game)
+        me = user.id if user is not None else None
         best: dict[str, UserDeck] = {}
         for deck in decks:
             seen = best.get(deck.sha256)
-            mine = user is not None and deck.owner_id == user.id
-            if seen is None or (mine and seen.owner_id != user.id):  # type: ignore[union-attr]
+            if seen is None or (deck.owner_id == me and seen.owner_id != me):
                 best[deck.sha256] = deck
         return [deck_json(d) for d in best.values()]
 
@@ -335,8 +343,7 @@ class DeckService:
         if deck.game != game:
             raise not_found()
         loaded = await self.book.load(game, sha256)
-        file = read_text(game, loaded.text.encode("utf-8"), "deck")
-        return reading_data(sha256, file.reading)
+        return _deck_data(game, loaded.text)
 
     # ---- calibration --------------------------------------------------------------------------
     async def calibration(self, user: User | None, sha256: str) -> dict[str, Any]:

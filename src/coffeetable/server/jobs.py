@@ -102,22 +102,26 @@ class Jobs:
 
 class PoolJobs(Jobs):
     """The node's own pool of worker processes (`mode="thread"`: threads, for tests that
-    cannot fork)."""
+    cannot fork). Deck calibrations, which run for minutes, get a process of their own,
+    started for the first one, so that bot seats never wait behind them."""
 
     def __init__(self, workers: int = 1, mode: str = "process") -> None:
         self.workers = workers
         self.mode = mode
         self._pool: concurrent.futures.Executor | None = None
+        self._calibrations: concurrent.futures.Executor | None = None
         self._running = 0
+
+    def _new_executor(self, workers: int) -> concurrent.futures.Executor:
+        if self.mode == "process":
+            return concurrent.futures.ProcessPoolExecutor(
+                max_workers=workers, mp_context=multiprocessing.get_context("spawn")
+            )
+        return concurrent.futures.ThreadPoolExecutor(max_workers=workers)
 
     def _executor(self) -> concurrent.futures.Executor:
         if self._pool is None:
-            if self.mode == "process":
-                self._pool = concurrent.futures.ProcessPoolExecutor(
-                    max_workers=self.workers, mp_context=multiprocessing.get_context("spawn")
-                )
-            else:
-                self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=self.workers)
+            self._pool = self._new_executor(self.workers)
         return self._pool
 
     def pids(self) -> list[int]:
@@ -173,16 +177,18 @@ class PoolJobs(Jobs):
         self, game_name: str, deck: str | None, plan: dict[str, Any], *, timeout: float
     ) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
+        if self._calibrations is None:
+            self._calibrations = self._new_executor(1)
         self._running += 1
         try:
             future = loop.run_in_executor(
-                self._executor(), calibrate_deck, game_name, deck, dict(plan)
+                self._calibrations, calibrate_deck, game_name, deck, dict(plan)
             )
             return await asyncio.wait_for(future, timeout)
         except TimeoutError:
             raise JobError(f"the calibration took longer than {timeout:g} s") from None
         except BrokenProcessPool:
-            self._pool = None
+            self._calibrations = None
             raise JobError("the calibration's worker process died") from None
         except Exception as exc:
             raise JobError(f"the calibration failed: {type(exc).__name__}: {exc}") from exc
@@ -193,9 +199,15 @@ class PoolJobs(Jobs):
         return self._running
 
     async def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        # a calibration may have minutes to run: its process is stopped, not waited for
+        processes = getattr(self._calibrations, "_processes", None) or {}
+        for process in list(processes.values()):
+            with contextlib.suppress(Exception):
+                process.terminate()
+        for pool in (self._pool, self._calibrations):
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = self._calibrations = None
 
 
 async def _ensure_group(redis: Any, stream: str) -> None:
