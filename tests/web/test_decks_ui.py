@@ -260,6 +260,10 @@ def test_a_game_on_an_uploaded_deck_replays_with_its_file(
         record = tmp_path / "record.json"
         record.write_bytes(Path(info.value.path()).read_bytes())
         assert json.loads(record.read_text())["options"]["deck_sha256"] == sha
+        # the cards it was played with, offered beside the record to who may use them
+        with page.expect_download() as info:
+            page.click("#end-deck-file")
+        assert Path(info.value.path()).read_bytes() == deck_file.read_bytes()
 
         done = subprocess.run(
             [sys.executable, "-m", "coffeetable", "inspect", str(record), "--deck", str(deck_file)],

@@ -490,8 +490,23 @@ export function tableView(tableId, { invite = null } = {}) {
         me !== null ? button(t("end.rematch"), rematch, { class: "primary", id: "rematch" }) : null,
         h("a", { href: `#/replay/${table.id}`, class: "button", id: "end-replay" }, t("end.replay")),
         h("a", { href: api.recordUrl(table.id), class: "button", download: `${table.id}.json` }, t("end.download")),
+        deckFileLink(table),
         button(t("end.see_board"), () => { endDismissed = true; renderEnd(); renderBoard(); }, { id: "end-close" }),
         h("a", { href: "#/", class: "button" }, t("end.lobby")))));
+  }
+
+  let deckFile = null; // whether this player may download the table's own deck file (asked once)
+  /** The file of the table's own deck, which its record replays with (`inspect --deck`): shown
+   * to those who may use the deck. */
+  function deckFileLink(table) {
+    if (!table.deck) return null;
+    const link = h("a", {
+      href: api.deckFileUrl(table.deck.sha256), class: "button", download: `${table.deck.sha256.slice(0, 12)}.toml`,
+      id: "end-deck-file", hidden: true, title: t("decks.download_cards_help"),
+    }, t("decks.download_cards"));
+    deckFile ||= api.deck(table.deck.sha256).then(() => true, () => false);
+    deckFile.then((ok) => { link.hidden = !ok; });
+    return link;
   }
 
   let rematchId = null;
