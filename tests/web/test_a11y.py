@@ -164,6 +164,34 @@ def test_axe_finds_no_serious_violation_on_any_page(
     assert problems == [], "\n".join(problems)
 
 
+def test_axe_finds_no_serious_violation_in_the_card_editors(
+    browser: Any, server: ServerProcess, artifacts: Path, axe_script: Path
+) -> None:
+    """The card editors (issue 39): a card with a problem open, and My decks."""
+    c = Client(browser, server, (1400, 900))
+    page = c.page
+    problems: list[str] = []
+    try:
+        for game in ("cafe", "coffee-rush"):
+            c.goto(f"#/decks/edit/{game}")
+            page.wait_for_selector("#deck-status.ok")
+            page.locator("#editor-help summary").click()
+            page.locator("#deck-version").fill("one")  # a problem shown
+            page.wait_for_selector("#deck-problems li")
+            settle(page)
+            problems += audit(page, axe_script, f"{game} card editor")
+        c.screenshot(artifacts, "a11y-rush-editor")
+        c.sign_up()
+        c.goto("#/decks")
+        page.wait_for_selector("#deck-table h2")
+        settle(page)
+        problems += audit(page, axe_script, "my decks")
+        assert not c.errors, c.errors
+    finally:
+        c.close()
+    assert problems == [], "\n".join(problems)
+
+
 def test_the_colour_blind_palette_changes_colours_and_keeps_the_marks(
     browser: Any, server: ServerProcess, artifacts: Path
 ) -> None:

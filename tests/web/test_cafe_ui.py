@@ -13,7 +13,7 @@ import pytest
 
 from coffeetable.core.record import GameRecord
 from tests.server.live import ServerProcess
-from tests.web.ui import Client, cafe_step, click_center, shown_totals
+from tests.web.ui import Client, cafe_step, click_center, play_cafe_to_the_end, shown_totals
 
 pytestmark = pytest.mark.server
 
@@ -138,13 +138,7 @@ def test_a_solo_game_ends_with_its_rating(
             == "1.1"
         )
         page.click("#zoom-out")
-        rng = random.Random(3)
-        budget = {"actions": 0}
-        deadline = time.monotonic() + 120
-        while not me.over():
-            assert time.monotonic() < deadline, "the game did not end in time"
-            if cafe_step(me, rng, budget) is None:
-                page.wait_for_timeout(50)
+        play_cafe_to_the_end(me, 3, 120)
         page.wait_for_selector("#solo-label")
         final = GameRecord.from_json(
             httpx.get(f"{server.url}/api/tables/{table_id}/record", timeout=30).json()

@@ -236,3 +236,19 @@ def test_touch_words_replace_mouse_words() -> None:
         assert placeholders(text) == placeholders(en[base]), key
         lowered = text.lower()
         assert not any(w in lowered for w in ("click", "press r", "pointer", "(r)", "key r")), key
+
+
+def test_every_deck_problem_has_a_sentence() -> None:
+    """The card editor shows a deck file's problems in the player's language
+    (`deckproblem.<code>`, the `decks` part) with the placeholders of the loader's template."""
+    from coffeetable.games.cafe.deck import PROBLEM_CODES as CAFE_CODES
+    from coffeetable.games.coffee_rush.cards import PROBLEM_CODES as RUSH_CODES
+
+    codes = {**CAFE_CODES, **RUSH_CODES}
+    assert {"not_toml", "bad_city", "recipe_over_box"} <= set(codes)
+    for lang in LANGUAGES:
+        data = strings(lang)
+        for code, template in codes.items():
+            key = f"deckproblem.{code}"
+            assert key in data, (lang, key)
+            assert placeholders(data[key]) <= placeholders(template), (lang, key)

@@ -100,9 +100,11 @@ class Client:
         rated: bool = False,
         private: bool = False,
         clock: tuple[float, float] | None = None,
+        deck: str | None = None,
     ) -> str:
         """Create a table from the lobby form: seat 1 is us, then one seat per entry of
-        `bots` (a bot level, or None for a seat left open). Returns the table id."""
+        `bots` (a bot level, or None for a seat left open); `deck`: the sha256 of a deck
+        of the player's to play with. Returns the table id."""
         page = self.page
         self.goto("#/")
         self.press(f"#create-box [data-game={game}]")
@@ -126,6 +128,9 @@ class Client:
                     page.check(f"#promo-{promo}")
             else:
                 page.select_option(f"#opt-{key}", value)
+        if deck is not None:
+            page.wait_for_selector(f"#opt-deck option[value='{deck}']", state="attached")
+            page.select_option("#opt-deck", deck)
         if rated:
             page.check("#opt-rated")
         if private:
@@ -333,6 +338,17 @@ def cafe_step(
         budget["actions"] = 0
         return "end"
     return None
+
+
+def play_cafe_to_the_end(client: Client, seed: int, seconds: float) -> None:
+    """Play a started Café table by clicks (`cafe_step`) until the game is over."""
+    rng = random.Random(seed)
+    budget = {"actions": 0}
+    deadline = time.monotonic() + seconds
+    while not client.over():
+        assert time.monotonic() < deadline, "the game did not end in time"
+        if cafe_step(client, rng, budget) is None:
+            client.page.wait_for_timeout(50)
 
 
 def shown_totals(page: Any) -> dict[int, int]:

@@ -4,18 +4,30 @@
 import { has, t } from "./i18n.js";
 
 export class ApiError extends Error {
-  constructor(status, code, message, { field = null, rule = null } = {}) {
+  constructor(status, code, message, { field = null, rule = null, problems = null } = {}) {
     super(message);
     this.status = status;
     this.code = code;
     this.field = field; // a refused name or password: which one, and the rule it broke
     this.rule = rule;
+    this.problems = problems; // a refused deck file: what is wrong with it
+  }
+}
+
+/** A request body sent as it is (a deck file's text), not as JSON. */
+export class TextBody {
+  constructor(text, type = "text/plain; charset=utf-8") {
+    this.text = text;
+    this.type = type;
   }
 }
 
 async function request(method, path, body) {
   const init = { method, headers: {}, credentials: "same-origin" };
-  if (body !== undefined) {
+  if (body instanceof TextBody) {
+    init.headers["Content-Type"] = body.type;
+    init.body = body.text;
+  } else if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
@@ -34,7 +46,7 @@ async function request(method, path, body) {
   if (!response.ok) {
     const error = (data && data.error) || {};
     throw new ApiError(response.status, error.code || "http", error.message || response.statusText,
-      { field: error.field || null, rule: error.rule || null });
+      { field: error.field || null, rule: error.rule || null, problems: (data && data.problems) || error.problems || null });
   }
   return data;
 }
@@ -67,6 +79,17 @@ export const api = {
   playerGames: (name, page, perPage = 20) =>
     request("GET", `/api/users/${encodeURIComponent(name)}/games?page=${page}&per_page=${perPage}`),
   highScores: (game) => request("GET", `/api/highscores/${encodeURIComponent(game)}?limit=50`),
+  // decks (docs/server.md, "Decks"): `body` is a file's text (TextBody) or {model}
+  checkDeck: (game, body) => request("POST", `/api/decks/check?game=${encodeURIComponent(game)}`, body),
+  uploadDeck: (game, visibility, body) =>
+    request("POST", `/api/decks?game=${encodeURIComponent(game)}&visibility=${encodeURIComponent(visibility)}`, body),
+  decks: (game) => request("GET", game ? `/api/decks?game=${encodeURIComponent(game)}` : "/api/decks"),
+  deck: (sha) => request("GET", `/api/decks/${encodeURIComponent(sha)}`),
+  deckFileUrl: (sha) => `/api/decks/${encodeURIComponent(sha)}/file`,
+  setDeckVisibility: (sha, visibility) => request("PATCH", `/api/decks/${encodeURIComponent(sha)}`, { visibility }),
+  deleteDeck: (sha) => request("DELETE", `/api/decks/${encodeURIComponent(sha)}`),
+  calibrate: (sha) => request("POST", `/api/decks/${encodeURIComponent(sha)}/calibrate`),
+  calibration: (sha) => request("GET", `/api/decks/${encodeURIComponent(sha)}/calibration`),
   ratings: (name, game) =>
     request("GET", `/api/users/${encodeURIComponent(name)}/ratings/${encodeURIComponent(game)}`),
 };

@@ -12,6 +12,8 @@
 //          #/games        my games (running and recent, your move first)
 //          #/settings     notifications and e-mail
 //          #/unsubscribe/TOKEN   a mail's unsubscribe link
+//          #/decks        my decks: upload, who may use them, calibration
+//          #/decks/edit/GAME   the card editor (cafe, coffee-rush)  (?from=SHA256: a deck to start from)
 
 import { initPalette, onPaletteChange, paletteControl } from "./a11y.js";
 import { api } from "./api.js";
@@ -74,7 +76,17 @@ const routes = {
   games: () => import("./mygames.js").then((m) => m.myGamesView()),
   settings: () => import("./settings.js").then((m) => m.settingsView()),
   unsubscribe: (parts) => import("./settings.js").then((m) => m.unsubscribeView(parts[1])),
+  decks: (parts, query) => (parts[1] === "edit" ? deckEditor(parts[2], query.get("from")) : import("./decks.js").then((m) => m.decksView())),
 };
+
+/** The card editor of a game (#/decks/edit/GAME, `?from=SHA256`: a deck to start from). */
+async function deckEditor(game, from) {
+  const [{ editorView }, part] = await Promise.all([
+    import("./deckedit.js"),
+    game === "coffee-rush" ? import("./deckedit-rush.js").then((m) => m.rushPart) : import("./deckedit-cafe.js").then((m) => m.cafePart),
+  ]);
+  return editorView(part, { from });
+}
 
 let routing = 0; // the latest route(): a slower page made for an earlier hash is dropped
 

@@ -9,18 +9,18 @@ import {
   CUBE_COLOURS, CUBE_MARK_INK, beanIcon, cakeIcon, cube, cubeMark, cubeSvg, cupIcon, dryIcon, espressoIcon, roastIcon, shipIcon, supplyIcon,
 } from "./icons.js";
 import { has, t, tn } from "./i18n.js";
+import { deckData } from "./gamedata.js";
 import { tip } from "./tips.js";
 
 const COLOURS = ["Y", "B", "G", "R"];
 const CS = 54; // cell size in SVG units
-let DATA = null;
+const decks = deckData("cafe", (data) => ({ ...data, byId: Object.fromEntries(data.cards.map((c) => [c.id, c])) }));
+let DATA = null; // the cards of the deck shown now (the default deck, or a table's own deck)
 
-export async function loadCafeData() {
-  if (!DATA) {
-    const response = await fetch("/api/games/cafe/data");
-    DATA = await response.json();
-    DATA.byId = Object.fromEntries(DATA.cards.map((c) => [c.id, c]));
-  }
+/** The card layouts of a deck (`{sha256, ...}` as tables name it; none: the default deck),
+ * which the drawings use from then on. */
+export async function loadCafeData(deck = null) {
+  DATA = await decks.load(deck);
   return DATA;
 }
 
@@ -110,6 +110,12 @@ function analyse(area) {
   return { cells, owner, groupOf, shops, rows, cols };
 }
 
+/** A start card's company in the player's language. */
+export function companyName(company) {
+  const k = `company.${String(company).replace(/[^A-Za-z]/g, "_")}`;
+  return has(k) ? t(k) : company;
+}
+
 /** A city in the player's language (the rulebooks' spelling), by its English name. */
 function cityName(city) {
   return city && has(`city.${city}`) ? t(`city.${city}`) : city;
@@ -120,7 +126,7 @@ function shopLabel(shop) {
   return shop.name ? `${shop.name} (${base})` : base;
 }
 
-function cellName(token) {
+export function cellName(token) {
   if (!token) return "";
   const [kind, extra] = token.split("-");
   if (kind === "bean" || kind === "bonus") return t(`cell.${kind}`, { colour: colourName(extra) });
@@ -175,15 +181,21 @@ function cubesOn(text, x, y, size) {
   return g;
 }
 
-/** One card drawn on its own (draft display, the card in hand). */
+/** One card of the deck shown drawn on its own (draft display, the card in hand). */
 export function cardSvg(cardId, { rot = 0 } = {}) {
-  const card = DATA.byId[cardId];
+  return drawCard(DATA.byId[cardId], { rot, id: cardId });
+}
+
+/** A card (`{id, cells, shops, star}` as the game data gives it) drawn on its own: the table's
+ * cards and the card editor's (js/deckedit-cafe.js) are drawn by this one function. */
+export function drawCard(card, { rot = 0, id = card && card.id } = {}) {
+  const cardId = id;
   const size = 40;
   const tall = rot % 2 === 1;
   const w = (tall ? 2 : 3) * size;
   const hgt = (tall ? 3 : 2) * size;
-  const svg = s("svg", { viewBox: `-2 -2 ${w + 4} ${hgt + 4}`, class: "card-svg", role: "img", "aria-label": cardTitle(cardId), "data-card": cardId });
-  tip(svg, "tip.cafe.card", cardWords(cardId));
+  const svg = s("svg", { viewBox: `-2 -2 ${w + 4} ${hgt + 4}`, class: "card-svg", role: "img", "aria-label": titleOf(card, cardId), "data-card": cardId });
+  tip(svg, "tip.cafe.card", wordsOf(card, cardId));
   if (!card) {
     svg.append(s("rect", { x: 0, y: 0, width: w, height: hgt, fill: "#ddd" }), s("text", { x: w / 2, y: hgt / 2, "text-anchor": "middle" }, cardId));
     return svg;
@@ -211,7 +223,10 @@ function shopWords(shop, lost = false) {
 
 /** A card in words: its shops (or "plan card"), for its tooltip. */
 function cardWords(cardId) {
-  const card = DATA && DATA.byId[cardId];
+  return wordsOf(DATA && DATA.byId[cardId], cardId);
+}
+
+function wordsOf(card, cardId) {
   if (!card) return cardId;
   const shops = Object.values(card.shops || {}).map((shop) => shopWords(shop));
   return `${shops.length ? shops.join(" / ") : t("cafe.plan_card")}${card.star ? " ★" : ""}`;
@@ -237,7 +252,10 @@ function cellTip(cell, info) {
 }
 
 export function cardTitle(cardId) {
-  const card = DATA && DATA.byId[cardId];
+  return titleOf(DATA && DATA.byId[cardId], cardId);
+}
+
+function titleOf(card, cardId) {
   if (!card) return cardId;
   const shops = Object.values(card.shops || {}).map(shopLabel);
   return shops.length ? shops.join(" / ") : t("cafe.plan_card");
@@ -917,11 +935,6 @@ export function createRenderer({ act, interactive = true, barExtras = null, boar
         warehouseBox(seat)));
   }
 
-  function companyName(company) {
-    const k = `company.${String(company).replace(/[^A-Za-z]/g, "_")}`;
-    return has(k) ? t(k) : company;
-  }
-
   function draftPanel() {
     const view = model.view;
     if (view.phase !== "draft" && view.phase !== "auction") return null;
@@ -1124,7 +1137,7 @@ export function createRenderer({ act, interactive = true, barExtras = null, boar
       model = next;
       legalSet = new Set(interactive ? next.legal : []);
       parsed = (interactive ? next.legal : []).map((a) => ({ ...parseAction(a), notation: a }));
-      await loadCafeData();
+      await loadCafeData(next.table && next.table.deck);
       const me = myView();
       mine = me ? analyse(me.area) : null;
       if (ui.pick) {

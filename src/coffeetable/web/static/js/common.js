@@ -64,6 +64,17 @@ export function optionsSummary(game, options) {
   return parts.join(" · ");
 }
 
+/** A table's own deck (`table.deck`, absent for the default deck): its name, and whether
+ * it is a transcription of the printed cards or a reconstruction (docs/web.md, "Decks"). */
+export function deckLabel(deck) {
+  if (!deck) return null;
+  // a transcription: every card copied from a printed card (no reconstructed card)
+  const kind = deck.reconstructed ? "reconstruction" : "transcription";
+  return h("span", { class: "deck-label", "data-deck": deck.sha256 },
+    t("decks.played_with", { name: deck.name }), " ",
+    h("span", { class: ["tag", `deck-${kind}`] }, t(`decks.${kind}`)));
+}
+
 export function clockSummary(clock) {
   if (!clock) return t("clock.none");
   if (clock.kind === "realtime") {

@@ -219,8 +219,11 @@ export function helpView(game) {
   const el = h("article", { class: "help-page", id: "help-page", "data-game": game }, h("p", { class: "loading" }, "…"));
   async function render() {
     await loadLearnText();
-    const body = await (game === "cafe" ? cafeHelp() : rushHelp());
     const short = game === "cafe" ? "cafe" : "rush";
+    const body = [...await (game === "cafe" ? cafeHelp() : rushHelp()),
+      // playing your own printed cards: the card editor (js/deckedit.js)
+      section(short, "own_cards", [ht(`help.${short}.own_cards.text`),
+        h("p", {}, h("a", { href: `#/decks/edit/${game}`, class: "button small", id: "help-editor-link" }, ht("help.own_cards.link")))])];
     mount(el,
       h("nav", { class: "help-tabs" }, GAMES.map((g) => h("a", { href: `#/help/${g}`, class: g === game ? "active" : null, "data-help-tab": g }, ht(`intro.${g}.name`)))),
       h("header", { class: "help-head" },

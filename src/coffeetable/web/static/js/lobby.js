@@ -4,7 +4,7 @@ import { limitText as silenceText } from "./abandon.js";
 import { api, errorText } from "./api.js";
 import { gamesInfo, go, requireLogin, session, toast } from "./app.js";
 import {
-  botName, clockSummary, rememberHost, gameTitle, mySeat, optionsSummary, seatBadge, statusText,
+  botName, clockSummary, rememberHost, gameTitle, mySeat, deckLabel, optionsSummary, seatBadge, statusText,
 } from "./common.js";
 import { lobbyChat } from "./chat.js";
 import { button, h, mount, requestId } from "./dom.js";
@@ -68,6 +68,9 @@ class LobbySocket {
   }
 }
 
+/** The table option naming a deck of the player's choice, per game (docs/server.md, "Decks"). */
+export const DECK_OPTION = { cafe: "deck_sha256", "coffee-rush": "cards_sha256" };
+
 export function lobbyView() {
   const el = h("section", { class: "lobby" });
   const tables = new Map();
@@ -76,6 +79,7 @@ export function lobbyView() {
   let socket = null;
   let games = [];
   const form = { game: null, state: {} };
+  const deckChoices = {}; // game -> the decks the player may use (GET /api/decks), null while asked
 
   const listBox = h("div", { class: "card table-list", id: "table-list" });
   const finishedBox = h("div", { class: "card finished-list", id: "finished-list" });
@@ -103,6 +107,7 @@ export function lobbyView() {
       h("div", { class: "row-head" },
         h("strong", {}, gameTitle(table.game)),
         h("span", { class: "muted" }, optionsSummary(table.game, table.options)),
+        deckLabel(table.deck),
         h("span", { class: ["status", table.status] }, statusText(table.status)),
         flags),
       h("div", { class: "row-seats" }, table.seats.map((s, i) => seatBadge(s, i, { me: i === me }))),
@@ -191,7 +196,26 @@ export function lobbyView() {
       abandonAfter: 0, // 0: the default of the table's speed
       rated: false,
       private: false,
+      deck: "", // the sha256 of a deck of the player's choice; "": the default deck
     };
+  }
+
+  /** The deck to play with: the default first, then the decks the player may use. */
+  function deckField(info, st) {
+    const game = info.name;
+    if (!(game in deckChoices)) {
+      deckChoices[game] = null;
+      api.decks(game).then((list) => { deckChoices[game] = list; }, () => { deckChoices[game] = []; })
+        .then(() => { if (form.game === game) renderCreate(); });
+    }
+    const list = deckChoices[game] || [];
+    if (st.deck && !list.some((d) => d.sha256 === st.deck)) st.deck = "";
+    return h("label", {}, t("decks.choose"),
+      h("select", { id: "opt-deck", onchange: (e) => { st.deck = e.target.value; } },
+        h("option", { value: "", selected: !st.deck }, t("decks.default_deck")),
+        list.map((d) => h("option", { value: d.sha256, selected: st.deck === d.sha256 },
+          `${d.name} — ${t(d.reconstructed ? "decks.reconstruction" : "decks.transcription")}${d.owner && (!session.user || d.owner !== session.user.name) ? ` (${d.owner})` : ""}`))),
+      h("a", { href: "#/decks", class: "hint", id: "my-decks-link" }, t("decks.manage")));
   }
 
   function option(info, st, key) {
@@ -279,7 +303,8 @@ export function lobbyView() {
         { class: ["game-choice", g.name === info.name && "active"], "data-game": g.name, role: "radio", "aria-checked": g.name === info.name ? "true" : "false" }))),
       h("div", { class: "form-grid" },
         h("fieldset", {}, h("legend", {}, t("create.options")),
-          optionKeys.length ? optionKeys.map((k) => option(info, st, k)) : h("p", { class: "muted" }, t("create.no_options"))),
+          optionKeys.length ? optionKeys.map((k) => option(info, st, k)) : h("p", { class: "muted" }, t("create.no_options")),
+          deckField(info, st)),
         h("fieldset", {}, h("legend", {}, t("create.seats", { min: info.min_players, max: info.max_players })),
           h("ol", { class: "seats" }, st.seats.map((_, i) => seatRow(info, st, i))),
           st.seats.length < info.max_players
@@ -334,8 +359,10 @@ export function lobbyView() {
     } else if (st.clock === "turn_based") {
       clock = { kind: "turn_based", initial: 0, increment: 0, turn_limit: st.turnLimit || null };
     }
+    const options = { ...st.options };
+    if (st.deck) options[DECK_OPTION[info.name]] = st.deck;
     const spec = {
-      game: info.name, options: { ...st.options }, seats, clock,
+      game: info.name, options, seats, clock,
       rated: !!st.rated && !st.seats.some((x) => x.kind === "bot"), private: !!st.private,
     };
     if (st.abandonAfter) spec.abandon_after = st.abandonAfter;

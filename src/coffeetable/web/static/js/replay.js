@@ -1,7 +1,7 @@
 // Replay of a finished game: the public view after each move, step by step.
 
 import { api, errorText } from "./api.js";
-import { gameTitle, optionsSummary, scoreTable, seatBadge, seatName } from "./common.js";
+import { gameTitle, deckLabel, optionsSummary, scoreTable, seatBadge, seatName } from "./common.js";
 import { replayChat } from "./chat.js";
 import { button, h, mount } from "./dom.js";
 import { t } from "./i18n.js";
@@ -44,7 +44,8 @@ export function replayView(tableId, start = -1) {
     mount(head,
       h("div", { class: "title" },
         h("h1", {}, t("replay.title"), ": ", gameTitle(table.game)),
-        h("span", { class: "muted" }, optionsSummary(table.game, table.options))),
+        h("span", { class: "muted" }, optionsSummary(table.game, table.options)),
+        deckLabel(table.deck)),
       h("div", { class: "tools" },
         zoomControls(el),
         helpLink(table.game, h),

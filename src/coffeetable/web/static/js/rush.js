@@ -7,18 +7,23 @@ import { SEAT_COLOURS, seatName } from "./common.js";
 import { button, h, mount, s } from "./dom.js";
 import { INGREDIENT_COLOURS, ingredientIcon, ingredientSvg } from "./icons.js";
 import { has, t, tn } from "./i18n.js";
+import { deckData } from "./gamedata.js";
 import { tip } from "./tips.js";
 
 const UPGRADES = ["double-meeples", "diagonal", "double-corners", "double-specialties"];
 const COLUMNS = "abcd";
-let DATA = null;
+const decks = deckData("coffee-rush", prepareRushData);
+let DATA = null; // the card file shown now (the default file, or a table's own file)
 
-export async function loadRushData() {
-  if (!DATA) {
-    const response = await fetch("/api/games/coffee-rush/data");
-    DATA = await response.json();
-    DATA.byName = Object.fromEntries(DATA.drinks.map((d) => [d.name, d]));
-  }
+/** The game data made ready to draw with: drinks by name. */
+export function prepareRushData(data) {
+  return { ...data, byName: Object.fromEntries(data.drinks.map((d) => [d.name, d])) };
+}
+
+/** The board and drinks of a card file (`{sha256, ...}` as tables name it; none: the
+ * default file), which the drawings use from then on. */
+export async function loadRushData(deck = null) {
+  DATA = await decks.load(deck);
   return DATA;
 }
 
@@ -26,7 +31,7 @@ export function ingredientName(name) {
   return has(`ing.${name}`) ? t(`ing.${name}`) : name;
 }
 
-function squareOf(r, c) {
+export function squareOf(r, c) {
   return `${COLUMNS[c]}${r + 1}`;
 }
 
@@ -56,6 +61,46 @@ function recipe(list) {
   // the icons' shapes say which ingredient; their names are the list's accessible name
   return h("span", { class: "recipe", role: "img", "aria-label": list.map(ingredientName).join(", ") },
     list.map((ing) => h("span", { class: "recipe-ing" }, ingredientSvg(ing, 16))));
+}
+
+/** What an order card shows: the drink's name (★ for the Special Menu) and its recipe. The
+ * table's orders and the card editor's (js/deckedit-rush.js) are drawn by this function. */
+export function orderFace(drink) {
+  return [
+    h("span", { class: "order-name" }, drink.special ? h("span", { class: "star", "aria-label": t("rush.special") }, "★ ") : null, drink.name),
+    recipe(drink.recipe),
+  ];
+}
+
+function tint(ing) {
+  const c = INGREDIENT_COLOURS[ing] || "#ccc";
+  return `color-mix(in srgb, ${c} 28%, #fbf6ee)`;
+}
+
+/** A board square's printing (ingredient, corner mark, specialty ribbon, name) into `g`, in
+ * the box at (x, y); `crowded`: meeples stand on it (the icon moves aside). */
+export function squareFace(g, data, sq, ing, x, y, size, crowded = false) {
+  g.append(s("rect", { x: x + 3, y: y + 3, width: size - 6, height: size - 6, rx: 10, fill: tint(ing), class: "sq-bg" }));
+  if (data.corners.includes(sq)) g.append(s("path", { d: `M${x + 3} ${y + 22}V${y + 13}a10 10 0 0 1 10 -10H${x + 22}`, class: "corner-mark" }));
+  if (data.specialties.includes(ing)) g.append(s("path", { d: `M${x + size - 24} ${y + 3}h14v20l-7 -5l-7 5z`, class: "ribbon" }));
+  const iconX = crowded ? x + 10 : x + size / 2 - 17;
+  g.append(ingredientIcon(ing, iconX, y + 12, crowded ? 30 : 34));
+  const label = ingredientName(ing);
+  g.append(s("text", {
+    x: x + size / 2, y: y + size - 10, class: "sq-label",
+    // a long name is squeezed to fit its square
+    ...(label.length > 10 ? { textLength: size - 12, lengthAdjust: "spacingAndGlyphs" } : {}),
+  }, label));
+  return g;
+}
+
+/** The board's frame with its column letters and row numbers; squares go at (pad + c * size, pad + r * size). */
+export function boardFrame(attrs, size = 88, pad = 18) {
+  const svg = s("svg", { class: "rush-board", viewBox: `0 0 ${size * 4 + pad * 2} ${size * 4 + pad * 2}`, ...attrs });
+  svg.append(s("rect", { x: 0, y: 0, width: size * 4 + pad * 2, height: size * 4 + pad * 2, rx: 14, fill: "#5a3d2b" }));
+  for (let c = 0; c < 4; c++) svg.append(s("text", { x: pad + c * size + size / 2, y: 13, class: "coord" }, COLUMNS[c]));
+  for (let r = 0; r < 4; r++) svg.append(s("text", { x: 8, y: pad + r * size + size / 2 + 4, class: "coord" }, String(r + 1)));
+  return svg;
 }
 
 /** Keys of the keyboard on the board: the focus goes to the next square in the arrow's way. */
@@ -89,13 +134,7 @@ export function createRenderer({ act, interactive = true, barExtras = null, boar
     const view = model.view;
     const size = 88;
     const pad = 18;
-    const svg = s("svg", {
-      class: "rush-board", viewBox: `0 0 ${size * 4 + pad * 2} ${size * 4 + pad * 2}`, role: "group",
-      "aria-label": `${t("rush.board")} — ${t("access.board_keys")}`, id: "rush-board",
-    });
-    svg.append(s("rect", { x: 0, y: 0, width: size * 4 + pad * 2, height: size * 4 + pad * 2, rx: 14, fill: "#5a3d2b" }));
-    for (let c = 0; c < 4; c++) svg.append(s("text", { x: pad + c * size + size / 2, y: 13, class: "coord" }, COLUMNS[c]));
-    for (let r = 0; r < 4; r++) svg.append(s("text", { x: 8, y: pad + r * size + size / 2 + 4, class: "coord" }, String(r + 1)));
+    const svg = boardFrame({ role: "group", "aria-label": `${t("rush.board")} — ${t("access.board_keys")}`, id: "rush-board" }, size, pad);
     const occupied = new Map(); // square -> [{seat, index}]
     view.players.forEach((p, seat) => p.meeples.forEach((sq, index) => {
       if (sq) occupied.set(sq, [...(occupied.get(sq) || []), { seat, index }]);
@@ -133,17 +172,7 @@ export function createRenderer({ act, interactive = true, barExtras = null, boar
         const kind = DATA.corners.includes(sq) ? "help.rush.legend.corner" : DATA.specialties.includes(ing) ? "help.rush.legend.ribbon" : "tip.rush.square";
         tip(g, kind, `${sq} · ${ingredientName(ing)}${who}`);
         g.addEventListener("keydown", boardArrows);
-        g.append(s("rect", { x: x + 3, y: y + 3, width: size - 6, height: size - 6, rx: 10, fill: tint(ing), class: "sq-bg" }));
-        if (DATA.corners.includes(sq)) g.append(s("path", { d: `M${x + 3} ${y + 22}V${y + 13}a10 10 0 0 1 10 -10H${x + 22}`, class: "corner-mark" }));
-        if (DATA.specialties.includes(ing)) g.append(s("path", { d: `M${x + size - 24} ${y + 3}h14v20l-7 -5l-7 5z`, class: "ribbon" }));
-        const iconX = here.length ? x + 10 : x + size / 2 - 17;
-        g.append(ingredientIcon(ing, iconX, y + 12, here.length ? 30 : 34));
-        const label = ingredientName(ing);
-        g.append(s("text", {
-          x: x + size / 2, y: y + size - 10, class: "sq-label",
-          // a long name is squeezed to fit its square
-          ...(label.length > 10 ? { textLength: size - 12, lengthAdjust: "spacingAndGlyphs" } : {}),
-        }, label));
+        squareFace(g, DATA, sq, ing, x, y, size, here.length > 0);
         here.forEach((m, k) => g.append(meeple(x + size - 22 - (here.length > 1 ? (1 - k) * 20 : 0), y + 36, m.seat)));
         if (placeable || target) g.append(s("rect", { x: x + 3, y: y + 3, width: size - 6, height: size - 6, rx: 10, class: "sq-ring" }));
         if (movingSquare === sq) g.append(s("rect", { x: x + 7, y: y + 7, width: size - 14, height: size - 14, rx: 8, class: "moving-ring" }));
@@ -164,11 +193,6 @@ export function createRenderer({ act, interactive = true, barExtras = null, boar
       }
     }
     return svg;
-  }
-
-  function tint(ing) {
-    const c = INGREDIENT_COLOURS[ing] || "#ccc";
-    return `color-mix(in srgb, ${c} 28%, #fbf6ee)`;
   }
 
   function meeple(cx, cy, seat) {
@@ -215,8 +239,7 @@ export function createRenderer({ act, interactive = true, barExtras = null, boar
     return tip(h("div", {
       class: ["order", drink.special && "special", serves.length && "servable", doomed && "doomed"], "data-drink": name, "data-counter": counter,
     },
-      h("span", { class: "order-name" }, drink.special ? h("span", { class: "star", "aria-label": t("rush.special") }, "★ ") : null, name),
-      recipe(drink.recipe),
+      orderFace({ ...drink, name }),
       serves.map((x) => button(t("rush.serve_from", { n: x.cup }), () => send(x.action), { class: "tiny primary", "data-serve": x.action }))),
     drink.special ? "help.rush.legend.special" : "help.rush.legend.order", head);
   }
@@ -384,7 +407,7 @@ export function createRenderer({ act, interactive = true, barExtras = null, boar
       if (!model || model.version !== next.version) hinted = null; // a hint is for one position
       model = next;
       legal = parseLegal(interactive ? next.legal : []);
-      await loadRushData();
+      await loadRushData(next.table && next.table.deck);
       render();
     },
     /** Point at the squares and cups that log lines name (their actions, by `seat`). */

@@ -5,7 +5,7 @@ import { createAbandonBox } from "./abandon.js";
 import { api, errorText } from "./api.js";
 import { banner, go, requireLogin, session, toast } from "./app.js";
 import {
-  clockSummary, createdByMe, gameTitle, mySeat, rememberHost, optionsSummary, scoreTable, seatBadge, seatName, soloLabel, statusText,
+  clockSummary, createdByMe, gameTitle, mySeat, rememberHost, deckLabel, optionsSummary, scoreTable, seatBadge, seatName, soloLabel, statusText,
 } from "./common.js";
 import { tableChat } from "./chat.js";
 import { button, formatDuration, h, mount, requestId } from "./dom.js";
@@ -125,6 +125,7 @@ export function tableView(tableId, { invite = null } = {}) {
       h("div", { class: "title" },
         h("h1", {}, gameTitle(table.game)),
         h("span", { class: "muted" }, optionsSummary(table.game, table.options)),
+        deckLabel(table.deck),
         h("span", { class: ["status", table.status], id: "table-status" }, statusText(table.status)),
         table.rated ? h("span", { class: "tag rated" }, t("lobby.rated")) : null,
         watching ? h("span", { class: "tag", id: "spectating" }, t("table.spectating")) : null),
@@ -489,8 +490,23 @@ export function tableView(tableId, { invite = null } = {}) {
         me !== null ? button(t("end.rematch"), rematch, { class: "primary", id: "rematch" }) : null,
         h("a", { href: `#/replay/${table.id}`, class: "button", id: "end-replay" }, t("end.replay")),
         h("a", { href: api.recordUrl(table.id), class: "button", download: `${table.id}.json` }, t("end.download")),
+        deckFileLink(table),
         button(t("end.see_board"), () => { endDismissed = true; renderEnd(); renderBoard(); }, { id: "end-close" }),
         h("a", { href: "#/", class: "button" }, t("end.lobby")))));
+  }
+
+  let deckFile = null; // whether this player may download the table's own deck file (asked once)
+  /** The file of the table's own deck, which its record replays with (`inspect --deck`): shown
+   * to those who may use the deck. */
+  function deckFileLink(table) {
+    if (!table.deck) return null;
+    const link = h("a", {
+      href: api.deckFileUrl(table.deck.sha256), class: "button", download: `${table.deck.sha256.slice(0, 12)}.toml`,
+      id: "end-deck-file", hidden: true, title: t("decks.download_cards_help"),
+    }, t("decks.download_cards"));
+    deckFile ||= api.deck(table.deck.sha256).then(() => true, () => false);
+    deckFile.then((ok) => { link.hidden = !ok; });
+    return link;
   }
 
   let rematchId = null;
@@ -513,7 +529,7 @@ export function tableView(tableId, { invite = null } = {}) {
     const game = model.table.game;
     if (renderer && rendererGame === game) return;
     const module = await RENDERERS[game]();
-    if (module.loadCafeData) await module.loadCafeData(); // the log draws Café cards
+    if (module.loadCafeData) await module.loadCafeData(model.table.deck); // the log draws Café cards
     if (renderer) renderer.destroy();
     if (boards) boards.destroy();
     renderer = module.createRenderer({ act, interactive: true, barExtras: quickBox, boardTools: (which) => boards.tools(which) });
