@@ -389,6 +389,19 @@ def run(
         finally:
             for server in servers:
                 server.stop()
+    return summary(tables, outs, server_cpu, server_system, waited)
+
+
+def summary(
+    tables: int,
+    outs: list[dict[str, Any]],
+    server_cpu: float,
+    server_system: float,
+    waited: float,
+) -> dict[str, Any]:
+    """A run's figures from what its client processes counted (`moves`, `games`, `errors`,
+    `latency` in seconds, `seconds`, `cpu`, `cpu_system`) and the server's CPU seconds in the
+    timed window (also those of the peer server in `load_compare.py`)."""
     latency = sorted(x for o in outs for x in o["latency"])
     moves = sum(o["moves"] for o in outs)
     q = statistics.quantiles(latency, n=100) if len(latency) > 100 else [float("nan")] * 99

@@ -119,6 +119,9 @@ class LiveTable:
     views: tuple[State | None, dict[int | None, dict[str, Any]]] = field(
         default_factory=lambda: (None, {})
     )
+    # the score totals of a state (MatchService._moved: the state before a move had them
+    # after the move before, so each move computes them once)
+    totals: tuple[State | None, list[int]] = field(default_factory=lambda: (None, []))
     # several nodes: when `check_revisions` first found storage ahead of this copy
     behind_since: float | None = None
     # when the table last had a client or a change here (`MatchService.sweep`)

@@ -153,19 +153,22 @@ class MatchService:
             state = live.state
             assert state is not None
             previous: tuple[int, Any] | None = None
+            totals = _totals(state)  # of the state as it is: each move's, once
             for index, stored in enumerate(actions):
                 action = live.game.parse_action(stored.notation)
                 if state.played_by_engine(stored.seat, action, previous):
                     continue  # stored by an older engine: this one played it itself
                 previous = (stored.seat, action)
                 said = self._say(live, state, stored.seat, action)
-                totals = [s.total for s in state.scores()]
+                before = totals
                 if index == len(actions) - 1 and bot_of(meta.seats[stored.seat]) is None:
                     live.last_undoable = state.may_take_back(stored.seat, action)
                 state.apply(stored.seat, action)
+                totals = _totals(state)
                 live.log.append(
-                    self._log_line(live, said, totals, state, stored.version, stored.seat, action)
+                    self._log_line(live, said, before, totals, stored.version, stored.seat, action)
                 )
+            live.totals = (state, totals)
             self._restore_clock(live)
 
     async def resync(self, live: LiveTable) -> None:
@@ -672,8 +675,14 @@ class MatchService:
         # the stored table is now exactly this (no need to read it back)
         live.meta = dataclasses.replace(meta, version=version, revision=revision, **changes)
         said = self._say(live, before_state, seat, action) if before_state is not None else None
-        totals = [s.total for s in before_state.scores()] if before_state is not None else None
-        line = self._log_line(live, said, totals, after, version, seat, action)
+        # the totals before the move are those its state had after the move before (kept)
+        known_state, known = live.totals
+        before = None
+        if before_state is not None:
+            before = known if known_state is before_state else _totals(before_state)
+        totals = _totals(after)
+        live.totals = (after, totals)
+        line = self._log_line(live, said, before, totals, version, seat, action)
         live.log.append(line)
         live.last_undoable = (
             before_state is not None
@@ -712,7 +721,7 @@ class MatchService:
         if any(u is None for u in users) or len(set(users)) != len(users):
             return
         current = {u: await self.storage.get_rating(u, meta.game) for u in users if u is not None}
-        totals = [s.total for s in state.scores()]
+        totals = _totals(state)
         ranks = ranks_from_scores(totals, state.winners())
         for seat in abandon.left_seats(meta):  # the others handed the seat to a bot: a resignation
             ranks[seat] = len(ranks)
@@ -741,7 +750,7 @@ class MatchService:
         live: LiveTable,
         said: tuple[str, dict[str, Any]] | None,
         before_totals: list[int] | None,
-        after: State,
+        totals: list[int],
         version: int,
         seat: int,
         action: Any,
@@ -749,14 +758,14 @@ class MatchService:
         """A line of the game log: the move in notation, in English words (`text`) and as a
         message key with parameters (`say`) that clients write in their own language (both
         from `_say`), and the public score totals after it (`scores`, as every view has
-        them) with each seat's change by this move (`gains`), for round summaries."""
+        them: `totals`) with each seat's change by this move (`gains`), for round
+        summaries."""
         name = live.names[seat] if seat < len(live.names) else f"seat {seat}"
         notation = action.notation()
         words = notation
         say: dict[str, Any] = {"key": "log.plays", "params": {"notation": notation}}
         if said is not None:
             words, say = said
-        totals = [s.total for s in after.scores()]
         before = before_totals if before_totals is not None else totals
         return encode_log_line(
             {
@@ -811,3 +820,8 @@ class MatchService:
                     task.cancel()
             for client in live.clients:
                 client.close(code)
+
+
+def _totals(state: State) -> list[int]:
+    """The public score totals of a state, one per seat (as its view's `scores` has them)."""
+    return [s.total for s in state.scores()]

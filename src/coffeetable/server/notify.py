@@ -157,6 +157,10 @@ def my_games_json(
 
 
 # ==== the notifier ================================================================================
+#: Most changes of turns stored in one transaction (`Notifier._work`).
+TURNS_PER_TRANSACTION = 100
+
+
 @dataclass(frozen=True)
 class _Change:
     """A change of a table's turns, as the match saw it (the table's row at that change)."""
@@ -220,17 +224,30 @@ class Notifier:
 
     async def _work(self) -> None:
         while True:
-            change = await self._queue.get()
+            # every change waiting (under load, several tables' moves): their turns stored
+            # in one transaction, then each one told
+            changes = [await self._queue.get()]
+            while not self._queue.empty() and len(changes) < TURNS_PER_TRANSACTION:
+                changes.append(self._queue.get_nowait())
             try:
-                await self._handle(change)
+                await self.storage.set_turns_many(
+                    [(c.table.id, c.table.revision, c.after) for c in changes]
+                )
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("turn notification for table %s failed", change.table.id)
+                log.exception("storing the turns of %d changes failed", len(changes))
+            for change in changes:
+                try:
+                    await self._handle(change)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("turn notification for table %s failed", change.table.id)
 
     async def _handle(self, change: _Change) -> None:
+        """What a change of turns tells the players (its turns are stored already)."""
         table = change.table
-        await self.storage.set_turns(table.id, table.revision, change.after)
         turn_based = isinstance(table.clock, dict) and table.clock.get("kind") == "turn_based"
         for user_id in sorted(change.after - change.before):
             await self.bus.publish(

@@ -62,6 +62,36 @@ async def test_my_games_lists_seated_tables_your_move_as_stored(
     assert [p.table.id for p in await storage.player_tables(ana.id, recent=5)] == ["t1", "t3"]
 
 
+async def test_turns_of_several_tables_in_one_transaction(
+    storage: SqlStorage, clock: FakeClock
+) -> None:
+    """`set_turns_many` (the notifier's batch under load): each table as `set_turns` would
+    leave it, in the order given, with an older revision ignored and a player still to move
+    keeping the moment their turn began."""
+    ana = await storage.create_user("Ana")
+    bo = await storage.create_user("Bo")
+    await _table(storage, "t1", ana.id, bo.id)
+    await _table(storage, "t2", bo.id, ana.id)
+    r1 = (await storage.update_table("t1", status="running")).revision
+    r2 = (await storage.update_table("t2", status="running")).revision
+    began = clock.now
+    await storage.set_turns_many([("t1", r1, [ana.id]), ("t2", r2, [ana.id, bo.id])])
+    clock.advance(seconds=5)
+    await storage.set_turns_many(
+        [
+            ("t1", r1 + 1, [bo.id]),
+            ("t2", r2 + 2, [ana.id]),  # Ana was to move already: her turn began before
+            ("t2", r2 + 1, [bo.id]),  # older than the one just stored: ignored
+            ("t1", r1 + 2, []),  # nobody to move
+        ]
+    )
+    ana_tables = {p.table.id: p for p in await storage.player_tables(ana.id)}
+    bo_tables = {p.table.id: p for p in await storage.player_tables(bo.id)}
+    assert not ana_tables["t1"].to_move and not bo_tables["t1"].to_move
+    assert ana_tables["t2"].to_move and ana_tables["t2"].turn_since == began
+    assert not bo_tables["t2"].to_move and bo_tables["t2"].turn_since is None
+
+
 async def test_settings_round_trip_and_defaults(storage: SqlStorage) -> None:
     ana = await storage.create_user("Ana")
     fresh = await storage.get_settings(ana.id)

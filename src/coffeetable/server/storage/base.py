@@ -342,6 +342,10 @@ class Storage(Protocol):
         stored by two nodes end in revision order. A user already to move keeps the
         moment their turn began (`turn_since`)."""
 
+    async def set_turns_many(self, turns: Sequence[tuple[str, int, Collection[int]]]) -> None:
+        """`set_turns` of several tables (table id, revision, users to move) in one
+        transaction."""
+
     async def get_settings(self, user_id: int) -> UserSettings:
         """The user's settings (defaults, with no e-mail, when never saved)."""
 

@@ -5,6 +5,7 @@ one node send it, and the site's secrets."""
 
 from __future__ import annotations
 
+import functools
 import secrets
 from collections.abc import Collection, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -29,6 +30,7 @@ from coffeetable.server.storage.schema import (
     table_players,
     user_settings,
 )
+from coffeetable.server.storage.sqlite_loop import LoopConnection
 
 #: The statuses of tables "my games" shows always; finished and aborted ones only the latest.
 _ACTIVE = ("open", "running")
@@ -127,29 +129,12 @@ class NotifyStorage:
     async def set_turns(
         self: _Transactions, table_id: str, revision: int, to_move: Collection[int]
     ) -> None:
-        now = self._now()
-        movers = sorted(set(to_move))
-        newer = (table_players.c.table_id == table_id) & (table_players.c.turn_revision < revision)
-        async with self._write() as conn:
-            if movers:
-                # a player already to move keeps the moment their turn began
-                await conn.execute(
-                    sa.update(table_players)
-                    .where(newer, table_players.c.user_id.in_(movers))
-                    .values(
-                        to_move=True,
-                        turn_since=sa.case(
-                            (table_players.c.to_move == sa.true(), table_players.c.turn_since),
-                            else_=now,
-                        ),
-                        turn_revision=revision,
-                    )
-                )
-            await conn.execute(
-                sa.update(table_players)
-                .where(newer, table_players.c.user_id.not_in(movers) if movers else sa.true())
-                .values(to_move=False, turn_since=None, turn_revision=revision)
-            )
+        await _set_turns(self, [(table_id, revision, to_move)])
+
+    async def set_turns_many(
+        self: _Transactions, turns: Sequence[tuple[str, int, Collection[int]]]
+    ) -> None:
+        await _set_turns(self, turns)
 
     # --- settings -----------------------------------------------------------------------
     async def get_settings(self: _Transactions, user_id: int) -> UserSettings:
@@ -351,3 +336,55 @@ def _event(row: Any) -> MailEvent:
         params=dict(row.params or {}),
         created_at=row.created_at,
     )
+
+
+async def _set_turns(
+    storage: _Transactions, turns: Sequence[tuple[str, int, Collection[int]]]
+) -> None:
+    """`set_turns` of several tables in one transaction, each with the statements of its
+    number of players to move (built once: `_turn_statements`), on SQLite straight to the
+    driver."""
+    now = storage._now()
+    async with storage._write() as conn:
+        for table_id, revision, to_move in turns:
+            movers = sorted(set(to_move))
+            params: dict[str, Any] = {"t_table": table_id, "t_revision": revision, "t_now": now}
+            params.update((f"t_m{i}", user_id) for i, user_id in enumerate(movers))
+            for statement in _turn_statements(len(movers)):
+                if isinstance(conn, LoopConnection):
+                    conn.execute_prepared(statement, params)
+                else:
+                    await conn.execute(statement, params)
+
+
+@functools.cache
+def _turn_statements(movers: int) -> tuple[sa.Update, ...]:
+    """The updates of `set_turns` for `movers` users to move (`t_m0` ...), with bound
+    parameters only: the users to move (a user already to move keeps the moment their turn
+    began), then the others."""
+    players = table_players.c
+    revision = sa.bindparam("t_revision", type_=players.turn_revision.type)
+    newer = (players.table_id == sa.bindparam("t_table", type_=players.table_id.type)) & (
+        players.turn_revision < revision
+    )
+    ids = [sa.bindparam(f"t_m{i}", type_=players.user_id.type) for i in range(movers)]
+    out = []
+    if movers:
+        out.append(
+            sa.update(table_players)
+            .where(newer, players.user_id.in_(ids))
+            .values(
+                to_move=sa.true(),
+                turn_since=sa.case(
+                    (players.to_move == sa.true(), players.turn_since),
+                    else_=sa.bindparam("t_now", type_=players.turn_since.type),
+                ),
+                turn_revision=revision,
+            )
+        )
+    out.append(
+        sa.update(table_players)
+        .where(newer, players.user_id.not_in(ids) if movers else sa.true())
+        .values(to_move=sa.false(), turn_since=sa.null(), turn_revision=revision)
+    )
+    return tuple(out)

@@ -575,19 +575,22 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql):
                     await _raise_stale(conn, table_id, expected_version)
         else:
             async with self._write() as conn:
+                # the bump returns the table's new revision (no row: the compare-and-swap
+                # failed)
                 if isinstance(conn, LoopConnection):  # SQLite on the loop: to the driver
-                    if conn.execute_prepared(bump, params) != 1:
+                    bumped = conn.fetch_prepared(bump, params)
+                    if bumped is None:
                         await _raise_stale(conn, table_id, expected_version)
                     conn.execute_prepared(insert, params)
                 else:
-                    if (await conn.execute(bump, params)).rowcount != 1:
+                    bumped = (await conn.execute(bump, params)).first()
+                    if bumped is None:
                         await _raise_stale(conn, table_id, expected_version)
                     await conn.execute(insert, params)
+                assert bumped is not None
+                revision = bumped[0]
                 if _PLAYER_FIELDS & set(values):  # the game ended (or its seats changed)
                     await _sync_players(conn, table_id)
-                revision = await conn.scalar(
-                    sa.select(game_tables.c.revision).where(game_tables.c.id == table_id)
-                )
         return StoredAction(
             table_id=table_id,
             version=params["a_version"],
@@ -1142,7 +1145,8 @@ def _append_statements(
     changed: frozenset[str],
 ) -> tuple[sa.Update, sa.Insert, sa.Insert]:
     """`append_action`'s statements for a set of changed table fields, with bound parameters
-    `a_*` only: (the version bump, the insert, both in one PostgreSQL statement)."""
+    `a_*` only: (the version bump returning the new revision, the insert, both in one
+    PostgreSQL statement)."""
     bump = (
         sa.update(game_tables)
         .where(
@@ -1175,7 +1179,7 @@ def _append_statements(
         )
         .returning(sa.select(bumped.c.revision).scalar_subquery())
     )
-    return bump, insert, both
+    return bump.returning(game_tables.c.revision), insert, both
 
 
 async def _require_user(conn: AsyncConnection, user_id: int) -> None:

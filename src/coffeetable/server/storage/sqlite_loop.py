@@ -77,15 +77,32 @@ class LoopConnection:
         processed by their SQLAlchemy types, but without SQLAlchemy's per-execution work
         (cache key, execution context, result object), which costs several times the
         statement itself. Returns the number of rows it changed."""
-        sql, values = prepared_sql(statement, self.dialect, parameters)
-        driver = self.sync_connection.connection.driver_connection
-        assert driver is not None
-        cursor = driver.execute(sql, values)
+        cursor = self._driver_cursor(statement, parameters)
         try:
             count: int = cursor.rowcount
         finally:
             cursor.close()
         return count
+
+    def fetch_prepared(
+        self, statement: sa.ClauseElement, parameters: dict[str, Any]
+    ) -> tuple[Any, ...] | None:
+        """`execute_prepared` for a statement that returns rows (a `RETURNING`): its first
+        row as the driver gives it (column values unprocessed), or None."""
+        cursor = self._driver_cursor(statement, parameters)
+        try:
+            row: tuple[Any, ...] | None = cursor.fetchone()
+            if row is not None:
+                cursor.fetchall()  # the statement runs to its end (SQLite: all its rows)
+        finally:
+            cursor.close()
+        return row
+
+    def _driver_cursor(self, statement: sa.ClauseElement, parameters: dict[str, Any]) -> Any:
+        sql, values = prepared_sql(statement, self.dialect, parameters)
+        driver = self.sync_connection.connection.driver_connection
+        assert driver is not None
+        return driver.execute(sql, values)
 
 
 def prepared_sql(
