@@ -36,6 +36,7 @@ from coffeetable.bots.greedy import best_turns
 from coffeetable.core.errors import CoffeetableError, DataError
 from coffeetable.core.game import JSON, Action, Game, State
 from coffeetable.core.record import GameRecord, RecordActionError
+from coffeetable.core.registry import find_game
 
 #: the greedy beam's width when the game is played on after a move (tests/benchmarks:
 #: width 1 plays a whole Café game in ~0.1 s and Coffee Rush in ~0.05 s on one core)
@@ -104,6 +105,16 @@ class ReviewSettings:
         )
         return f"{self.bot}:{budget}:{self.samples}x:seed{self.seed}"
 
+    @classmethod
+    def from_json(cls, data: JSON) -> ReviewSettings:
+        return settings_from(
+            bot=data["bot"],
+            seconds=data.get("time"),
+            iterations=data.get("iterations"),
+            samples=data["samples"],
+            seed=data["seed"],
+        )
+
     def to_json(self) -> JSON:
         return {
             "bot": self.bot,
@@ -158,6 +169,8 @@ class MoveReview:
     loss: float
     played_score: float  # expected final VP after each move (multiplayer too)
     suggested_score: float
+    bot_move: str  # the bot's own choice (the suggestion unless the move made scored higher)
+    bot_estimate: float
     samples: int
     grade: str | None
     seconds: float
@@ -171,10 +184,16 @@ class MoveReview:
             "loss",
             "played_score",
             "suggested_score",
+            "bot_estimate",
         ):
             out[key] = round(out[key], 4)
         out["seconds"] = round(self.seconds, 3)
         return out
+
+    @classmethod
+    def from_json(cls, data: JSON) -> MoveReview:
+        """The review of a move as `to_json` wrote it (a worker's answer)."""
+        return cls(**{name: data[name] for name in cls.__dataclass_fields__})
 
     def words(self) -> str:
         """The move in words: "round 3: places P15 at b2, covering 3 cells, losing Porto
@@ -208,7 +227,7 @@ def decisions(record: GameRecord, game: Game | None = None) -> Iterator[Decision
     """The record's decisions (steps with a choice), replayed through the checked rules
     path; RecordActionError for an illegal action. A multi-step text (an action whose
     applied form has `steps`) gives a decision for each of its steps with a choice."""
-    game = game or _find_game(record.game)
+    game = game or find_game(record.game)
     try:
         state = game.new_initial_state(len(record.seats), record.seed, record.options)
     except CoffeetableError as exc:
@@ -238,12 +257,6 @@ def decisions(record: GameRecord, game: Game | None = None) -> Iterator[Decision
             state.apply_unchecked(seat, step)
         if state.to_json() != trial.to_json():  # pragma: no cover - the engines agree
             raise ReviewError(f"action #{index} replays differently step by step")
-
-
-def _find_game(name: str) -> Game:
-    from coffeetable.core.registry import find_game
-
-    return find_game(name)
 
 
 def final_state(record: GameRecord, game: Game | None = None) -> State:
@@ -350,6 +363,8 @@ def analyse(decision: Decision, settings: ReviewSettings) -> MoveReview:
         loss=loss,
         played_score=mine.score,
         suggested_score=theirs.score if not best_is_played else mine.score,
+        bot_move=suggested.notation(),
+        bot_estimate=suggested_estimate,
         samples=len(played_results),
         grade=grade(loss, unit),
         seconds=time.perf_counter() - start,
@@ -409,18 +424,50 @@ def review_record(
         moves.append(analyse(decision, settings))
         if progress is not None:
             progress(i + 1, len(todo))
+    return assemble(record, final, settings, chosen, moves, time.perf_counter() - start)
+
+
+def assemble(
+    record: GameRecord,
+    final: State,
+    settings: ReviewSettings,
+    seats: Sequence[int],
+    moves: list[MoveReview],
+    seconds: float,
+) -> Review:
+    """The review of a game from the reviews of its decisions (made here or by workers)."""
     scores = [s.total for s in final.scores()]
     return Review(
         game=record.game,
         seats=list(record.seats),
-        reviewed=chosen,
+        reviewed=list(seats),
         settings=settings,
         moves=moves,
         scores=scores,
         winners=final.winners(),
-        summaries=[summarise(record.game, seat, scores, moves) for seat in chosen],
-        seconds=time.perf_counter() - start,
+        summaries=[summarise(record.game, seat, scores, moves) for seat in seats],
+        seconds=seconds,
     )
+
+
+def analyse_position(
+    game_name: str,
+    position: JSON,
+    seat: int,
+    action: str,
+    index: int,
+    turn: int,
+    settings: JSON,
+) -> JSON:
+    """`analyse` as a bot worker's job: the position before the decision (the full state,
+    as the server's bot jobs carry it: the analysis only resamples its hidden cards), the
+    move made in notation, and the settings as `ReviewSettings.to_json` wrote them; the
+    review of the move as JSON."""
+    game = find_game(game_name)
+    decision = Decision(
+        index, seat, game.state_from_json(position), game.parse_action(action), turn
+    )
+    return analyse(decision, ReviewSettings.from_json(settings)).to_json()
 
 
 def summarise(game: str, seat: int, scores: Sequence[int], moves: Sequence[MoveReview]) -> JSON:

@@ -71,6 +71,7 @@ from coffeetable.server.protocol import (
     error_message,
     parse_client_message,
 )
+from coffeetable.server.review_routes import add_review_routes
 from coffeetable.server.storage import (
     DuplicateNameError,
     Friend,
@@ -1067,6 +1068,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     add_chat_routes(app, RouteHelpers(current_user, require_user, _readable, errors, too_many))
     # presence, "my games", notifications (notify_routes.py)
     install_notify_routes(app, errors)
+    # game reviews (review_routes.py)
+    add_review_routes(app, RouteHelpers(current_user, require_user, _readable, errors, too_many))
 
     # the browser client: static files, no build step (src/coffeetable/web/static)
     app.mount("/", StaticFiles(directory=WEB_ROOT, html=True, check_dir=False), name="web")
