@@ -164,7 +164,7 @@ export function createReview({ table, jump, renderers, budget = "quick" }) {
           h("li", { class: m.grade },
             h("a", { href: "#", "data-index": m.index, onclick: (e) => { e.preventDefault(); openMove(m); } },
               `${whenText(m)}: ${say(m, "played")}`),
-            ` (${t(`review.grade.${m.grade}`)}, ${lossText(m.loss, unit)})`)))
+            ` (${t(`review.kind.${m.grade}`)}, ${lossText(m.loss, unit)})`)))
         : h("p", { id: "review-no-mistakes" }, t("review.no_mistakes")),
       h("div", { class: "review-compare", id: "review-compare" }));
   }
