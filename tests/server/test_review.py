@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import secrets
 import threading
 import time
@@ -17,9 +16,8 @@ import httpx
 import orjson
 import pytest
 
-from coffeetable.bots.review import ReviewSettings, analyse, decisions
+from coffeetable.bots.review import ReviewSettings, analyse, decision_job, decisions
 from coffeetable.core.record import GameRecord
-from coffeetable.core.registry import find_game
 from coffeetable.server.jobs import (
     BOT_STREAM,
     HINT_STREAM,
@@ -28,40 +26,21 @@ from coffeetable.server.jobs import (
     RedisJobs,
     Worker,
 )
-from tests.server.live import Player, ServerProcess
+from tests.server.conftest import serve_on
+from tests.server.live import Player, ServerProcess, finished_record
 from tests.server.site import REDIS_URL, unavailable
 
 
 def random_record(game: str, players: int, seed: int) -> dict[str, Any]:
-    g = find_game(game)
-    state = g.new_initial_state(players, seed, {})
-    names = ["Ana", "Bo", "Cy", "Di"][:players]
-    record = GameRecord(game=game, seats=names, seed=seed, options={})
-    rng = random.Random(seed)
-    while not state.is_over():
-        seat = min(state.current_seats())
-        action = rng.choice(state.legal_actions(seat))
-        record.actions.append((seat, action.notation()))
-        state.apply(seat, action)
-    out: dict[str, Any] = record.to_json(state)
-    return out
+    return finished_record(game, ("Ana", "Bo", "Cy", "Di")[:players], seed)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """A node with its own bot pool; one deal a reviewed move (fast), two reviews a day."""
-    folder = tmp_path_factory.mktemp("review")
-    proc = ServerProcess(
-        f"sqlite:///{folder / 'db.sqlite'}",
-        folder / "server.log",
-        extra_env={"COFFEETABLE_REVIEW_SAMPLES": "1", "COFFEETABLE_REVIEW_DAILY": "2"},
-    )
-    proc.start()
-    try:
+    env = {"COFFEETABLE_REVIEW_SAMPLES": "1", "COFFEETABLE_REVIEW_DAILY": "2"}
+    with serve_on("sqlite", tmp_path_factory.mktemp("review"), extra_env=env) as proc:
         yield proc
-    finally:
-        proc.stop()
-        assert "Traceback" not in proc.log_text(), proc.log_text()[-5000:]
 
 
 def error(r: httpx.Response) -> tuple[int, str]:
@@ -218,16 +197,7 @@ async def test_a_review_decision_goes_through_the_redis_queue(anyio_backend: str
     thread = threading.Thread(target=worker.run, kwargs={"max_jobs": 1})
     thread.start()
     try:
-        answer = await jobs.analyse(
-            "coffee-rush",
-            decision.state.to_json(),
-            decision.seat,
-            decision.action.notation(),
-            decision.index,
-            decision.turn,
-            settings.to_json(),
-            timeout=60,
-        )
+        answer = await jobs.analyse(decision_job("coffee-rush", decision, settings), timeout=60)
     finally:
         await asyncio.to_thread(thread.join, 60)
         await jobs.close()

@@ -6,17 +6,15 @@ the bot's move side by side. Screenshots go to tests/web/artifacts (or $COFFEETA
 from __future__ import annotations
 
 import os
-import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from coffeetable.core.record import GameRecord
-from coffeetable.core.registry import find_game
 from coffeetable.server.auth import SESSION_COOKIE
-from tests.server.live import Player, ServerProcess
+from tests.server.live import Player, ServerProcess, finished_record
+from tests.web.conftest import web_server
 from tests.web.ui import Client
 
 pytestmark = pytest.mark.server
@@ -24,33 +22,9 @@ pytestmark = pytest.mark.server
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[ServerProcess]:
-    """A real server on a fresh SQLite file; one deal a reviewed move (a quick review)."""
-    tmp = tmp_path_factory.mktemp("web-review")
-    proc = ServerProcess(
-        f"sqlite:///{tmp / 'web.db'}",
-        tmp / "server.log",
-        extra_env={"COFFEETABLE_REVIEW_SAMPLES": "1"},
-    )
-    proc.start()
-    try:
+    """One deal a reviewed move (a quick review)."""
+    with web_server(tmp_path_factory.mktemp("web-review"), COFFEETABLE_REVIEW_SAMPLES="1") as proc:
         yield proc
-    finally:
-        proc.stop()
-        assert "Traceback" not in proc.log_text()
-
-
-def solo_record(seed: int) -> dict[str, Any]:
-    """A solo Café game of random moves (seed 31: 26 decisions, several of them mistakes)."""
-    game = find_game("cafe")
-    state = game.new_initial_state(1, seed, {})
-    record = GameRecord(game="cafe", seats=["Ana"], seed=seed, options={})
-    rng = random.Random(seed)
-    while not state.is_over():
-        action = rng.choice(state.legal_actions(0))
-        record.actions.append((0, action.notation()))
-        state.apply(0, action)
-    out: dict[str, Any] = record.to_json(state)
-    return out
 
 
 def test_a_finished_game_reviewed_graph_drawn_mistake_opened(
@@ -59,7 +33,8 @@ def test_a_finished_game_reviewed_graph_drawn_mistake_opened(
     shots = Path(os.environ.get("COFFEETABLE_SHOTS") or artifacts)
     shots.mkdir(parents=True, exist_ok=True)
     ana = Player(server).guest()
-    r = ana.http.post("/api/records", json=solo_record(31))
+    # a solo Café game of random moves: 26 decisions, several of them mistakes
+    r = ana.http.post("/api/records", json=finished_record("cafe", ("Ana",), 31))
     assert r.status_code == 201, r.text
     table_id = r.json()["id"]
     client = Client(browser, server)

@@ -450,24 +450,32 @@ def assemble(
     )
 
 
-def analyse_position(
-    game_name: str,
-    position: JSON,
-    seat: int,
-    action: str,
-    index: int,
-    turn: int,
-    settings: JSON,
-) -> JSON:
-    """`analyse` as a bot worker's job: the position before the decision (the full state,
-    as the server's bot jobs carry it: the analysis only resamples its hidden cards), the
-    move made in notation, and the settings as `ReviewSettings.to_json` wrote them; the
-    review of the move as JSON."""
-    game = find_game(game_name)
+def decision_job(game_name: str, decision: Decision, settings: ReviewSettings) -> JSON:
+    """A decision as a bot worker's job (`analyse_job`): the position before it (the full
+    state, as the server's bot jobs carry it: the analysis only resamples its hidden cards),
+    the move made in notation, and the settings."""
+    return {
+        "game": game_name,
+        "position": decision.state.to_json(),
+        "seat": decision.seat,
+        "action": decision.action.notation(),
+        "index": decision.index,
+        "turn": decision.turn,
+        "settings": settings.to_json(),
+    }
+
+
+def analyse_job(job: JSON) -> JSON:
+    """`analyse` of a `decision_job`, in a bot worker: the review of the move as JSON."""
+    game = find_game(job["game"])
     decision = Decision(
-        index, seat, game.state_from_json(position), game.parse_action(action), turn
+        job["index"],
+        job["seat"],
+        game.state_from_json(job["position"]),
+        game.parse_action(job["action"]),
+        job["turn"],
     )
-    return analyse(decision, ReviewSettings.from_json(settings)).to_json()
+    return analyse(decision, ReviewSettings.from_json(job["settings"])).to_json()
 
 
 def summarise(game: str, seat: int, scores: Sequence[int], moves: Sequence[MoveReview]) -> JSON:

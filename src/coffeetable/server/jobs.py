@@ -45,7 +45,7 @@ from typing import Any
 
 import orjson
 
-from coffeetable.bots.review import analyse_position
+from coffeetable.bots.review import analyse_job
 from coffeetable.core.game import JSON
 from coffeetable.server.bots import choose_move
 from coffeetable.server.bus import PREFIX
@@ -90,20 +90,10 @@ class Jobs:
         `hint` jobs come after bot seats' jobs. JobError if it could not be done."""
         raise NotImplementedError
 
-    async def analyse(
-        self,
-        game_name: str,
-        position: JSON,
-        seat: int,
-        action: str,
-        index: int,
-        turn: int,
-        settings: JSON,
-        *,
-        timeout: float = 300.0,
-    ) -> JSON:
-        """`review.analyse_position` in a worker: the review of one decision of a game, as
-        JSON. Taken after bot seats' jobs and hints. JobError if it could not be done."""
+    async def analyse(self, job: JSON, *, timeout: float = 300.0) -> JSON:
+        """`review.analyse_job` in a worker: the review of one decision of a game (a
+        `review.decision_job`), as JSON. Taken after bot seats' jobs and hints. JobError if
+        it could not be done."""
         raise NotImplementedError
 
     async def depth(self) -> int:
@@ -153,21 +143,8 @@ class PoolJobs(Jobs):
         )
         return result
 
-    async def analyse(
-        self,
-        game_name: str,
-        position: JSON,
-        seat: int,
-        action: str,
-        index: int,
-        turn: int,
-        settings: JSON,
-        *,
-        timeout: float = 300.0,
-    ) -> JSON:
-        result: JSON = await self._run(
-            analyse_position, game_name, position, seat, action, index, turn, settings
-        )
+    async def analyse(self, job: JSON, *, timeout: float = 300.0) -> JSON:
+        result: JSON = await self._run(analyse_job, job)
         return result
 
     async def _run(self, function: Any, *args: Any) -> Any:
@@ -256,29 +233,8 @@ class RedisJobs(Jobs):
         answer = await self._submit(HINT_STREAM if hint else BOT_STREAM, job, timeout)
         return str(answer["text"]), [str(p) for p in answer.get("plan", [])]
 
-    async def analyse(
-        self,
-        game_name: str,
-        position: JSON,
-        seat: int,
-        action: str,
-        index: int,
-        turn: int,
-        settings: JSON,
-        *,
-        timeout: float = 300.0,
-    ) -> JSON:
-        job = {
-            "kind": "review",
-            "game": game_name,
-            "position": position,
-            "seat": seat,
-            "action": action,
-            "index": index,
-            "turn": turn,
-            "settings": settings,
-        }
-        answer = await self._submit(REVIEW_STREAM, job, timeout)
+    async def analyse(self, job: JSON, *, timeout: float = 300.0) -> JSON:
+        answer = await self._submit(REVIEW_STREAM, {**job, "kind": "review"}, timeout)
         review: JSON = answer["review"]
         return review
 
@@ -353,16 +309,7 @@ class RedisJobs(Jobs):
 def _answer(job: dict[str, Any]) -> dict[str, Any]:
     try:
         if job.get("kind") == "review":
-            review = analyse_position(
-                job["game"],
-                job["position"],
-                job["seat"],
-                job["action"],
-                job["index"],
-                job["turn"],
-                job["settings"],
-            )
-            return {"id": job["id"], "ok": True, "review": review}
+            return {"id": job["id"], "ok": True, "review": analyse_job(job)}
         text, plan = choose_move(
             job["game"], job["position"], job["seat"], job["bot"], job["seed"], job["plan"]
         )

@@ -27,6 +27,7 @@ from coffeetable.bots.review import (
     MoveReview,
     ReviewSettings,
     assemble,
+    decision_job,
     decisions,
 )
 from coffeetable.core.errors import CoffeetableError
@@ -162,20 +163,13 @@ class ReviewService:
     async def _analyse(self, table_id: str, settings: ReviewSettings) -> dict[str, Any]:
         start = time.perf_counter()
         record, final = await self.replays.record(table_id)
-        found = await asyncio.to_thread(lambda: [(d, d.state.to_json()) for d in decisions(record)])
+        found = await asyncio.to_thread(
+            lambda: [decision_job(record.game, d, settings) for d in decisions(record)]
+        )
         key = settings.key()
         moves: list[MoveReview] = []
-        for i, (decision, position) in enumerate(found):
-            answer = await self.jobs.analyse(
-                record.game,
-                position,
-                decision.seat,
-                decision.action.notation(),
-                decision.index,
-                decision.turn,
-                settings.to_json(),
-            )
-            moves.append(MoveReview.from_json(answer))
+        for i, job in enumerate(found):
+            moves.append(MoveReview.from_json(await self.jobs.analyse(job)))
             if (i + 1) % PROGRESS_EVERY == 0:
                 progress = {"done": i + 1, "total": len(found)}
                 await self.storage.set_review(table_id, key, "running", review=progress)

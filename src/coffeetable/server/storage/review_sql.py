@@ -32,6 +32,13 @@ def _review(row: Any) -> StoredReview:
     )
 
 
+async def _row(conn: AsyncConnection, table_id: str, budget: str) -> Any:
+    result = await conn.execute(
+        sa.select(reviews).where(reviews.c.table_id == table_id, reviews.c.budget == budget)
+    )
+    return result.first()
+
+
 class ReviewSql:
     """The review methods of `SqlStorage` (see `Storage` in base.py)."""
 
@@ -45,13 +52,7 @@ class ReviewSql:
 
     async def get_review(self, table_id: str, budget: str) -> StoredReview | None:
         async with self._read() as conn:
-            row = (
-                await conn.execute(
-                    sa.select(reviews).where(
-                        reviews.c.table_id == table_id, reviews.c.budget == budget
-                    )
-                )
-            ).first()
+            row = await _row(conn, table_id, budget)
         return None if row is None else _review(row)
 
     async def queue_review(
@@ -59,13 +60,7 @@ class ReviewSql:
     ) -> tuple[StoredReview, bool]:
         now = self._now()
         async with self._write() as conn:
-            row = (
-                await conn.execute(
-                    sa.select(reviews).where(
-                        reviews.c.table_id == table_id, reviews.c.budget == budget
-                    )
-                )
-            ).first()
+            row = await _row(conn, table_id, budget)
             if row is not None:
                 stale = retry_before is not None and row.updated_at < retry_before
                 if row.status != "failed" and not (stale and row.status != "done"):
