@@ -58,7 +58,7 @@ def add_review_routes(app: FastAPI, helpers: RouteHelpers) -> None:
         )
         return result
 
-    @app.get("/api/tables/{table_id}/review", tags=["records"], responses=errors(403, 404))
+    @app.get("/api/tables/{table_id}/review", tags=["records"], responses=errors(400, 403, 404))
     async def get_review(
         table_id: str,
         request: Request,
@@ -75,7 +75,7 @@ def add_review_routes(app: FastAPI, helpers: RouteHelpers) -> None:
     @app.get(
         "/api/tables/{table_id}/review/moves/{index}",
         tags=["records"],
-        responses=errors(403, 404, 409),
+        responses=errors(400, 403, 404, 409),
     )
     async def review_move(
         table_id: str,
