@@ -103,7 +103,9 @@ def calibration(game: str, players: int, positions: int, bot: str, samples: int)
     picked = rng.sample(pool, positions)
     est_vp, act_vp, est_win, act_win = [], [], [], []
     start = time.perf_counter()
-    for decision in picked:
+    for done, decision in enumerate(picked, 1):
+        if done % 50 == 0:
+            print(f"  ... {done} positions, {len(est_vp)} compared", flush=True)
         review = analyse(decision, settings)
         bot_move = decision.state.game.parse_action(review.bot_move)
         played = decision.state.canonical_action(decision.seat, decision.action)
