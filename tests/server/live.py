@@ -260,3 +260,22 @@ def play_out(sockets: list[Socket], rng: random.Random, timeout: float = 300) ->
                 if not s.over:
                     with contextlib.suppress(TimeoutError):
                         s.recv(0.2)
+
+
+def finished_record(
+    game: str = "coffee-rush", names: tuple[str, ...] = ("Ana", "Bo"), seed: int = 5
+) -> dict[str, Any]:
+    """A finished game of random moves as a record (the lowest seat to move plays)."""
+    from coffeetable.core.record import GameRecord
+    from coffeetable.core.registry import find_game
+
+    state = find_game(game).new_initial_state(len(names), seed, {})
+    record = GameRecord(game=game, seats=list(names), seed=seed, options={})
+    rng = random.Random(seed)
+    while not state.is_over():
+        seat = min(state.current_seats())
+        action = rng.choice(state.legal_actions(seat))
+        record.actions.append((seat, action.notation()))
+        state.apply(seat, action)
+    out: dict[str, Any] = record.to_json(state)
+    return out

@@ -20,10 +20,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from coffeetable.core.record import GameRecord
-from coffeetable.core.registry import find_game
 from tests.server.conftest import REQUIRE_ENV, _drop_schema, _postgres_schema_url
-from tests.server.live import Player, ServerProcess, free_port, play_out
+from tests.server.live import Player, ServerProcess, finished_record, free_port, play_out
 
 pytestmark = pytest.mark.server
 
@@ -143,23 +141,9 @@ def test_1_a_dead_bot_worker_costs_one_retry(server: ServerProcess) -> None:
 
 
 # ==== 2. record import ========================================================================
-def _record(game: str = "coffee-rush", names: tuple[str, ...] = ("Ana", "Bo")) -> dict[str, Any]:
-    g = find_game(game)
-    state = g.new_initial_state(len(names), 5, {})
-    record = GameRecord(game=game, seats=list(names), seed=5, options={})
-    rng = random.Random(5)
-    while not state.is_over():
-        seat = min(state.current_seats())
-        action = rng.choice(state.legal_actions(seat))
-        record.actions.append((seat, action.notation()))
-        state.apply(seat, action)
-    out: dict[str, Any] = record.to_json(state)
-    return out
-
-
 def test_2_an_imported_table_cannot_be_started(server: ServerProcess) -> None:
     ana = Player(server).guest()
-    r = ana.http.post("/api/records", json=_record())
+    r = ana.http.post("/api/records", json=finished_record())
     assert r.status_code == 201, r.text
     table = r.json()
     assert table["status"] == "finished" and table["version"] > 0
@@ -236,7 +220,9 @@ def test_5_cross_site_requests_and_sockets_are_refused(server: ServerProcess) ->
     assert _error(r) == (403, "origin")
     assert bo.http.get("/api/me").status_code == 200
     r = ana.http.post(
-        "/api/records", headers={"Content-Type": "text/plain"}, content=json.dumps(_record())
+        "/api/records",
+        headers={"Content-Type": "text/plain"},
+        content=json.dumps(finished_record()),
     )
     assert _error(r) == (415, "content_type")
     assert httpx.get(f"{server.url}/api/tables?status=finished").status_code == 200
@@ -403,9 +389,11 @@ def test_12_logout_closes_the_sessions_sockets_and_everywhere_closes_all(
 def test_13_imported_seat_names_are_checked(server: ServerProcess) -> None:
     ana = Player(server).guest()
     for bad in ("<img src=x onerror=alert(1)>", "Ana\u202egnp.exe", ""):
-        r = ana.http.post("/api/records", json=_record(names=(bad, "Bo")))
+        r = ana.http.post("/api/records", json=finished_record(names=(bad, "Bo")))
         assert _error(r) == (400, "invalid_record"), bad
-    assert ana.http.post("/api/records", json=_record(names=("Ana", "Bo"))).status_code == 201
+    assert (
+        ana.http.post("/api/records", json=finished_record(names=("Ana", "Bo"))).status_code == 201
+    )
 
 
 # ==== 14. binary frames =======================================================================

@@ -20,7 +20,7 @@ from coffeetable.server.lobby import LobbyService
 from coffeetable.server.match import MatchService
 from coffeetable.server.replays import ReplayService
 from coffeetable.server.storage import Seat, open_storage
-from tests.server.test_hardening import _record
+from tests.server.live import finished_record
 
 pytestmark = pytest.mark.anyio
 
@@ -48,7 +48,7 @@ async def test_2_a_record_import_that_fails_part_way_leaves_nothing(tmp_path: Pa
             return await real(*args, **kw)
 
         storage.append_action = failing  # type: ignore[method-assign]
-        record = GameRecord.from_json(_record())
+        record = GameRecord.from_json(finished_record())
         with contextlib.suppress(OSError):
             await replays.import_record(user, record)
         assert await storage.list_tables(["open", "running", "finished"]) in ([],) or all(

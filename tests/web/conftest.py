@@ -8,6 +8,7 @@ needed: the system browser is used.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,16 +61,26 @@ def browser() -> Iterator[Any]:
             chromium.close()
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[ServerProcess]:
-    """A real server on a fresh SQLite file, shared by the tests of a module."""
-    tmp = tmp_path_factory.mktemp("web")
-    proc = ServerProcess(f"sqlite:///{tmp / 'web.db'}", tmp / "server.log", bot_workers=1)
+@contextlib.contextmanager
+def web_server(folder: Path, **env: str) -> Iterator[ServerProcess]:
+    """A real server on a fresh SQLite file in `folder`, with these environment variables;
+    it must never log a traceback."""
+    proc = ServerProcess(
+        f"sqlite:///{folder / 'web.db'}", folder / "server.log", bot_workers=1, extra_env=env
+    )
     proc.start()
     try:
         yield proc
     finally:
         proc.stop()
+        assert "Traceback" not in proc.log_text()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[ServerProcess]:
+    """A real server on a fresh SQLite file, shared by the tests of a module."""
+    with web_server(tmp_path_factory.mktemp("web")) as proc:
+        yield proc
 
 
 @pytest.fixture(scope="session")

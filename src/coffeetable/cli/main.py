@@ -160,6 +160,47 @@ def build_parser() -> argparse.ArgumentParser:
         "--time", type=float, default=None, metavar="SECONDS", help="--suggest: thinking time"
     )
 
+    review = sub.add_parser(
+        "review", help="analyse a finished game move by move: where the points went"
+    )
+    review.add_argument("file", help="a game record of a finished game (JSON)")
+    review.add_argument(
+        "--seat",
+        type=int,
+        action="append",
+        metavar="N",
+        help="the seat to review (repeat; all by default)",
+    )
+    review.add_argument(
+        "--bot",
+        default=None,
+        metavar="NAME",
+        help="the bot whose moves are compared (default ismcts)",
+    )
+    review.add_argument(
+        "--time", type=float, default=None, metavar="SECONDS", help="the bot's time per decision"
+    )
+    review.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the bot's iterations per decision (default 60; deterministic for a seed)",
+    )
+    review.add_argument(
+        "--samples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="deals of the unseen cards each move is played out on (default 8)",
+    )
+    review.add_argument("--seed", type=int, default=None, help="the analysis' seed (default 0)")
+    review.add_argument("--deck", metavar="FILE", help="Café: the deck the game was played with")
+    review.add_argument(
+        "--cards", metavar="FILE", help="Coffee Rush: the card file the game was played with"
+    )
+    review.add_argument("--json", action="store_true", help="the full review as JSON")
+
     deck = sub.add_parser("deck", help="deck and card files")
     deck_sub = deck.add_subparsers(
         dest="deck_command", required=True, metavar="SUBCOMMAND", parser_class=_Parser
@@ -294,6 +335,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sim": _sim,
         "tournament": _tournament,
         "inspect": _inspect,
+        "review": _review,
         "deck": _deck,
         "serve": _serve,
         "bot-worker": _bot_worker,
@@ -548,6 +590,12 @@ def _tournament(args: argparse.Namespace) -> int:
     for pair in data["pairs"]:
         print(f"  {pair['a']} {pair['points_a']:g} - {pair['points_b']:g} {pair['b']}")
     return 0
+
+
+def _review(args: argparse.Namespace) -> int:
+    from coffeetable.cli.review import review_file
+
+    return review_file(args)
 
 
 def _inspect(args: argparse.Namespace) -> int:

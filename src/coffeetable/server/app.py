@@ -72,6 +72,7 @@ from coffeetable.server.protocol import (
     error_message,
     parse_client_message,
 )
+from coffeetable.server.review_routes import add_review_routes
 from coffeetable.server.storage import (
     DuplicateNameError,
     Friend,
@@ -1093,6 +1094,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_notify_routes(app, errors)
     # players' decks and their calibration (deck_routes.py)
     install_deck_routes(app, RouteHelpers(current_user, require_user, _readable, errors, too_many))
+
+    # game reviews (review_routes.py)
+    add_review_routes(app, RouteHelpers(current_user, require_user, _readable, errors, too_many))
 
     # the browser client: static files, no build step (src/coffeetable/web/static)
     app.mount("/", StaticFiles(directory=WEB_ROOT, html=True, check_dir=False), name="web")

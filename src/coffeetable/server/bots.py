@@ -14,6 +14,7 @@ from typing import Any
 
 from coffeetable.bots import make_bot
 from coffeetable.bots.calibrate import calibrate
+from coffeetable.bots.review import analyse_job
 from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.game import JSON
 from coffeetable.server.deckbook import game_on_text
@@ -87,3 +88,9 @@ def check_bot_name(name: Any) -> str:
     if not isinstance(name, str) or name not in SEAT_BOTS:
         raise ValueError(f"unknown bot {name!r}; a seat may hold one of: {', '.join(SEAT_BOTS)}")
     return name
+
+
+def review_decision(job: JSON) -> JSON:
+    """`review.analyse_job` in a worker, on the deck the job's table was played with (its
+    text in `deck`; None: the default deck)."""
+    return analyse_job(job, game_on_text(job["game"], job.get("deck")))

@@ -10,8 +10,9 @@ node's event loop. Two back ends of one interface, `Jobs.choose(...)`:
   jobs from (`run_worker`). It is built on Redis Streams with a consumer group, Redis's own
   reliable queue: a job read by a worker stays pending until the worker acknowledges it, and a
   job whose worker died (its heartbeat key expired) is claimed by another worker and run
-  again; a job that killed three workers is given up with an error. Bot decisions and hints
-  have a stream each, and workers take bot decisions first, so hints never starve bot seats.
+  again; a job that killed three workers is given up with an error. Bot decisions, hints and
+  game reviews' decisions (`Jobs.analyse`) have a stream each, and workers take bot
+  decisions first, then hints, then reviews, so neither ever starves bot seats.
   Why not arq, RQ or Celery: arq retries a job of a dead worker only after the job's whole
   timeout and runs jobs on its event loop; RQ forks a process per job and moves the job of a
   dead worker to a failed registry; Celery redelivers only after a visibility timeout of its
@@ -45,13 +46,16 @@ from typing import Any
 import orjson
 
 from coffeetable.core.game import JSON
-from coffeetable.server.bots import calibrate_deck, choose_move
+from coffeetable.server.bots import calibrate_deck, choose_move, review_decision
 from coffeetable.server.bus import PREFIX
 
 log = logging.getLogger("coffeetable.server.jobs")
 
 BOT_STREAM = f"{PREFIX}jobs:bot"
 HINT_STREAM = f"{PREFIX}jobs:hint"
+REVIEW_STREAM = f"{PREFIX}jobs:review"
+#: the streams in the order workers take their jobs
+STREAMS = (BOT_STREAM, HINT_STREAM, REVIEW_STREAM)
 GROUP = "workers"
 #: Seconds a worker's heartbeat lasts; it renews it every HEARTBEAT_EVERY.
 HEARTBEAT_TTL = 3.0
@@ -93,6 +97,12 @@ class Jobs:
     ) -> dict[str, Any]:
         """`bots.calibrate_deck` in a worker: a deck's calibration figures. JobError if it
         could not be done."""
+        raise NotImplementedError
+
+    async def analyse(self, job: JSON, *, timeout: float = 300.0) -> JSON:
+        """`review.analyse_job` in a worker: the review of one decision of a game (a
+        `review.decision_job`), as JSON. Taken after bot seats' jobs and hints. JobError if
+        it could not be done."""
         raise NotImplementedError
 
     async def depth(self) -> int:
@@ -142,25 +152,27 @@ class PoolJobs(Jobs):
         hint: bool = False,
         timeout: float = 60.0,
     ) -> tuple[str, list[str]]:
+        result: tuple[str, list[str]] = await self._run(
+            choose_move, game_name, position, seat, bot, seed, tuple(plan), deck
+        )
+        return result
+
+    async def analyse(self, job: JSON, *, timeout: float = 300.0) -> JSON:
+        result: JSON = await self._run(review_decision, job)
+        return result
+
+    async def _run(self, function: Any, *args: Any) -> Any:
+        """`function(*args)` in the pool; a pool whose worker died is replaced, and the job
+        tried once more."""
         loop = asyncio.get_running_loop()
         self._running += 1
         try:
             for attempt in (1, 2):
                 pool = self._executor()
                 try:
-                    return await loop.run_in_executor(
-                        pool,
-                        choose_move,
-                        game_name,
-                        position,
-                        seat,
-                        bot,
-                        seed,
-                        tuple(plan),
-                        deck,
-                    )
+                    return await loop.run_in_executor(pool, function, *args)
                 except BrokenProcessPool:
-                    # a worker died: a new pool, and the decision once more
+                    # a worker died: a new pool, and the job once more
                     log.warning("a bot worker process died; starting a new pool")
                     if self._pool is pool:
                         pool.shutdown(wait=False, cancel_futures=True)
@@ -262,13 +274,18 @@ class RedisJobs(Jobs):
             "plan": list(plan),
             "deck": deck,
         }
-        answer = await self._ask(job, HINT_STREAM if hint else BOT_STREAM, timeout)
+        answer = await self._submit(HINT_STREAM if hint else BOT_STREAM, job, timeout)
         return str(answer["text"]), [str(p) for p in answer.get("plan", [])]
 
-    async def _ask(self, job: dict[str, Any], stream: str, timeout: float) -> dict[str, Any]:
+    async def analyse(self, job: JSON, *, timeout: float = 300.0) -> JSON:
+        answer = await self._submit(REVIEW_STREAM, {**job, "kind": "review"}, timeout)
+        review: JSON = answer["review"]
+        return review
+
+    async def _submit(self, stream: str, job: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Queue `job` on `stream` and wait for its answer (JobError if it failed)."""
         job_id = secrets.token_hex(8)
-        job = {**job, "id": job_id, "reply": self.replies}
+        job = {"id": job_id, "reply": self.replies, **job}
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[job_id] = future
         try:
@@ -291,12 +308,12 @@ class RedisJobs(Jobs):
         self, game_name: str, deck: str | None, plan: dict[str, Any], *, timeout: float
     ) -> dict[str, Any]:
         job = {"kind": "calibrate", "game": game_name, "deck": deck, "plan": dict(plan)}
-        answer = await self._ask(job, HINT_STREAM, timeout)
+        answer = await self._submit(HINT_STREAM, job, timeout)
         return dict(answer["figures"])
 
     async def depth(self) -> int:
         total = 0
-        for stream in (BOT_STREAM, HINT_STREAM):
+        for stream in STREAMS:
             with contextlib.suppress(Exception):
                 total += int(await self.redis.xlen(stream))
         return total
@@ -349,6 +366,8 @@ def _answer(job: dict[str, Any]) -> dict[str, Any]:
             return {"id": job.get("id"), "ok": False, "error": f"{type(exc).__name__}: {exc}"}
         return {"id": job["id"], "ok": True, "figures": figures}
     try:
+        if job.get("kind") == "review":
+            return {"id": job["id"], "ok": True, "review": review_decision(job)}
         text, plan = choose_move(
             job["game"],
             job["position"],
@@ -376,6 +395,8 @@ class Worker:
         self.heartbeat_key = f"{PREFIX}worker:{self.name}"
         self.stopping = threading.Event()
         self.done = 0
+        #: jobs read but not yet done, by stream (_next)
+        self._held: dict[str, list[tuple[bytes, dict[bytes, bytes]]]] = {}
 
     def _heartbeat(self) -> None:
         while not self.stopping.is_set():
@@ -384,7 +405,7 @@ class Worker:
             self.stopping.wait(HEARTBEAT_EVERY)
 
     def _groups(self) -> None:
-        for stream in (BOT_STREAM, HINT_STREAM):
+        for stream in STREAMS:
             try:
                 self.redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
             except Exception as exc:
@@ -393,7 +414,7 @@ class Worker:
 
     def _claim_orphans(self) -> tuple[str, bytes, dict[bytes, bytes]] | None:
         """A job whose worker died (no heartbeat), claimed for this worker."""
-        for stream in (BOT_STREAM, HINT_STREAM):
+        for stream in STREAMS:
             pending = self.redis.xpending_range(
                 stream, GROUP, min="-", max="+", count=20, idle=int(HEARTBEAT_TTL * 500)
             )
@@ -429,18 +450,31 @@ class Worker:
             self.redis.expire(reply, 3600)
 
     def _next(self, block_ms: int) -> tuple[str, bytes, dict[bytes, bytes]] | None:
+        """The next job: a dead worker's first, then by stream in STREAMS' order; with none
+        waiting, the first to come on any stream within `block_ms`. A read of several
+        streams may deliver a job of each: those not returned are held (they are this
+        worker's now) and come first from their stream."""
         orphan = self._claim_orphans()
         if orphan is not None:
             return orphan
-        for streams, block in (
-            ({BOT_STREAM: ">"}, None),
-            ({BOT_STREAM: ">", HINT_STREAM: ">"}, block_ms),
-        ):
-            got = self.redis.xreadgroup(GROUP, self.name, streams, count=1, block=block)
-            for stream, entries in got or ():
+        for stream in STREAMS:
+            held = self._held.get(stream)
+            if held:
+                return stream, *held.pop(0)
+            got = self.redis.xreadgroup(GROUP, self.name, {stream: ">"}, count=1, block=None)
+            for _name, entries in got or ():
                 for entry_id, fields in entries:
-                    name = stream.decode() if isinstance(stream, bytes) else stream
-                    return name, entry_id, fields
+                    return stream, entry_id, fields
+        got = self.redis.xreadgroup(
+            GROUP, self.name, dict.fromkeys(STREAMS, ">"), count=1, block=block_ms
+        )
+        for name, entries in got or ():
+            stream = name.decode() if isinstance(name, bytes) else name
+            self._held.setdefault(stream, []).extend(entries)
+        for stream in STREAMS:
+            held = self._held.get(stream)
+            if held:
+                return stream, *held.pop(0)
         return None
 
     def run(self, max_jobs: int | None = None) -> None:

@@ -44,6 +44,7 @@ from coffeetable.server.notify import Notifier
 from coffeetable.server.players import PlayerPages
 from coffeetable.server.presence import PRESENCE, PRESENCE_REFRESH, PRESENCE_TTL, Presence
 from coffeetable.server.replays import ReplayService
+from coffeetable.server.reviews import ReviewService
 from coffeetable.server.storage import Storage, default_database_url, open_storage
 from coffeetable.server.userchannel import UserChannels
 
@@ -79,6 +80,10 @@ class Settings(BaseModel):
     )
     #: hints per user: a burst of 5, then one every 2 seconds
     hint_rate: float = 0.5
+    #: game reviews a user may ask for a day (reviews.py)
+    review_daily: int = Field(default_factory=lambda: _env_int("COFFEETABLE_REVIEW_DAILY", 10))
+    #: deals each reviewed move is played out on, for every budget (0: the budgets' own)
+    review_samples: int = Field(default_factory=lambda: _env_int("COFFEETABLE_REVIEW_SAMPLES", 0))
     hint_burst: int = 5
     #: friend requests and invitations per user: a burst of 20, then one every 5 seconds
     friend_rate: float = 0.2
@@ -227,6 +232,7 @@ class Node:
         self.abandon: AbandonService
         self.lobby: LobbyService
         self.replays: ReplayService
+        self.reviews: ReviewService
         self.players: PlayerPages
         self.feed: LobbyFeed
         self.limits: RateLimits
@@ -284,6 +290,13 @@ class Node:
             abandon_minimum=settings.abandon_minimum,
         )
         self.replays = ReplayService(self.match)
+        self.reviews = ReviewService(
+            self.storage,
+            self.replays,
+            self.jobs,
+            settings.review_daily,
+            settings.review_samples or None,
+        )
         self.players = PlayerPages(self.storage, self.match)
         self.feed = LobbyFeed(self.bus, self.match.names)
         self.match.on_listing = self.feed.changed
@@ -442,6 +455,9 @@ class Node:
             with contextlib.suppress(asyncio.QueueFull):
                 queue.put_nowait(None)
         await self.decks.close()
+
+        with contextlib.suppress(Exception):
+            await self.reviews.close()
         await self.jobs.close()
         await self.bus.close()
         if self.redis is not None:

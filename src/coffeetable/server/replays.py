@@ -8,13 +8,14 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from coffeetable.core.errors import CoffeetableError
+from coffeetable.core.game import State
 from coffeetable.core.record import GameRecord, apply_stored
 from coffeetable.core.registry import game_names
 from coffeetable.server import auth
 from coffeetable.server.deckbook import UnknownDeck, deck_sha
 from coffeetable.server.livetable import TableError, result_json
 from coffeetable.server.match import MatchService
-from coffeetable.server.storage import GameTable, Seat, User
+from coffeetable.server.storage import GameTable, Seat, StoredAction, User
 
 #: The bot name of an imported game's seat, before the record's name for it.
 IMPORTED = "imported:"
@@ -99,6 +100,20 @@ class ReplayService:
         """The public view after the first `version` moves of a finished game (`version`
         counts moves here: after undos the table's version is larger than its number of
         moves)."""
+        state, actions = await self.replay_state(table_id, version)
+        return {
+            "version": version,
+            "move": (
+                {"seat": actions[version - 1].seat, "action": actions[version - 1].notation}
+                if version
+                else None
+            ),
+            "view": state.view(None),
+        }
+
+    async def replay_state(self, table_id: str, version: int) -> tuple[State, list[StoredAction]]:
+        """The state after the first `version` moves of a finished game (with its hidden
+        cards: for the server's own use), and the game's stored moves."""
         meta = await self.storage.get_table(table_id)
         if meta is None:
             raise TableError(404, "no_table", f"there is no table {table_id!r}")
@@ -114,12 +129,4 @@ class ReplayService:
             action = game.parse_action(stored.notation)
             apply_stored(state, stored.seat, action, previous)
             previous = (stored.seat, action)
-        return {
-            "version": version,
-            "move": (
-                {"seat": actions[version - 1].seat, "action": actions[version - 1].notation}
-                if version
-                else None
-            ),
-            "view": state.view(None),
-        }
+        return state, actions

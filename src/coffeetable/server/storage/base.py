@@ -30,6 +30,7 @@ from coffeetable.server.storage.records import (
     Report,
     Seat,
     StoredAction,
+    StoredReview,
     TableStatus,
     User,
     UserDeck,
@@ -458,3 +459,35 @@ class Storage(Protocol):
         error: str | None = None,
     ) -> None:
         """The run started ("running"), or ended: "done" with its figures, or "failed"."""
+
+    # --- game reviews (review_sql.py) -------------------------------------------------------
+    async def get_review(self, table_id: str, budget: str) -> StoredReview | None:
+        """The table's review at that budget, if one was asked for."""
+
+    async def queue_review(
+        self, table_id: str, budget: str, user_id: int, *, retry_before: datetime | None = None
+    ) -> tuple[StoredReview, bool]:
+        """Queue the table's review at that budget for `user_id`, in one transaction; returns
+        (the review, True) if queued now, or (the one there, False) if it is already queued,
+        running or done. A failed one, or a queued or running one last changed before
+        `retry_before` (its node died), is queued again. NotFoundError: no such table."""
+
+    async def set_review(
+        self,
+        table_id: str,
+        budget: str,
+        status: str,
+        *,
+        review: JSONObject | None = None,
+        error: str | None = None,
+    ) -> None:
+        """A review's new status (and its JSON once done, its error once failed)."""
+
+    async def reviews_requested(
+        self,
+        user_id: int,
+        since: datetime,
+        statuses: tuple[str, ...] = ("queued", "running", "done", "failed"),
+    ) -> int:
+        """How many reviews `user_id` asked for since `since` (of these statuses: all by
+        default), for the user's queue and daily budget."""

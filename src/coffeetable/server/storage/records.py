@@ -340,3 +340,18 @@ class Calibration:
     finished_at: datetime | None
     figures: JSONObject | None
     error: str | None
+
+
+@dataclass(frozen=True)
+class StoredReview:
+    """A finished game's review at one budget (reviews table): `review` once `status` is
+    "done", `error` once it is "failed"."""
+
+    table_id: str
+    budget: str
+    status: str  # queued, running, done, failed
+    requested_by: int | None
+    created_at: datetime
+    updated_at: datetime
+    review: JSONObject | None = None
+    error: str | None = None

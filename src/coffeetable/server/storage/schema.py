@@ -444,3 +444,27 @@ deck_calibrations = sa.Table(
     ),
     sa.Index(None, "requested_by", "requested_at"),
 )
+
+# ---- game reviews (migration 0009) --------------------------------------------------------
+#: A finished game's review (bots/review.py), one per table and budget (`budget`: the
+#: settings' key). `status` queued / running / done / failed; `review` the review's JSON
+#: once done; `requested_by` counts toward that user's queue and daily budget.
+reviews = sa.Table(
+    "reviews",
+    metadata,
+    sa.Column(
+        "table_id", sa.Text, sa.ForeignKey("game_tables.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("budget", sa.Text, nullable=False),
+    sa.Column("status", sa.Text, nullable=False),
+    sa.Column(
+        "requested_by", sa.Integer, sa.ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    ),
+    sa.Column("created_at", UTCDateTime, nullable=False),
+    sa.Column("updated_at", UTCDateTime, nullable=False),
+    sa.Column("review", _json(), nullable=True),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.PrimaryKeyConstraint("table_id", "budget"),
+    sa.CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="status"),
+    sa.Index(None, "requested_by", "created_at"),
+)

@@ -57,6 +57,7 @@ from coffeetable.server.storage.records import (
     User,
     UserSession,
 )
+from coffeetable.server.storage.review_sql import ReviewSql
 from coffeetable.server.storage.rows import insert_ignoring_duplicates, table_from_row
 from coffeetable.server.storage.schema import (
     actions,
@@ -84,7 +85,7 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class SqlStorage(ChatSql, NotifyStorage, DeckSql):
+class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
     """`Storage` on an async SQLAlchemy engine. Build it with `open_storage(url)`."""
 
     WRITE_OPTION = "coffeetable_write"  # execution option: this transaction will write

@@ -67,7 +67,7 @@ const routes = {
   table: (parts, query) =>
     import("./table.js").then((m) => m.tableView(parts[1], { invite: query.get("invite") })),
   replay: (parts, query) =>
-    import("./replay.js").then((m) => m.replayView(parts[1], Number(query.get("n") ?? "-1"))),
+    import("./replay.js").then((m) => m.replayView(parts[1], Number(query.get("n") ?? "-1"), query.has("review"))),
   profile: (parts, query) => import("./profile.js").then((m) => m.profileView(parts[1] || (session.user && session.user.name), Number(query.get("page") || "1"))),
   help: (parts) => import("./help.js").then((m) => m.helpView(parts[1])),
   friends: () => import("./friends.js").then((m) => m.friendsView()),

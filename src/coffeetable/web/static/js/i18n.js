@@ -22,7 +22,7 @@ let fallback = {};
 const listeners = new Set();
 
 /** The parts of the strings kept in their own directory under i18n/ (every one in every language). */
-export const PARTS = ["friends", "chat", "access", "notify", "motion", "players", "decks"];
+export const PARTS = ["friends", "chat", "access", "notify", "motion", "players", "decks", "review"];
 
 async function fetchStrings(path) {
   const response = await fetch(path, { cache: "no-cache" });

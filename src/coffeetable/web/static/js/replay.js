@@ -3,6 +3,7 @@
 import { api, errorText } from "./api.js";
 import { gameTitle, deckLabel, optionsSummary, scoreTable, seatBadge, seatName } from "./common.js";
 import { replayChat } from "./chat.js";
+import { createReview } from "./review.js";
 import { button, h, mount } from "./dom.js";
 import { t } from "./i18n.js";
 import { createBoards } from "./boards.js";
@@ -17,14 +18,16 @@ const RENDERERS = {
   "coffee-rush": () => import("./rush.js"),
 };
 
-export function replayView(tableId, start = -1) {
+export function replayView(tableId, start = -1, reviewAtOnce = false) {
   const el = h("section", { class: "replay-page", id: "replay-page" });
   const head = h("div", { class: "table-head" });
   const bar = h("div", { class: "replay-bar card", id: "replay-bar" });
   const boardBox = h("div", { class: "board-box board-readonly", id: "board" });
   const side = h("aside", { class: "table-side" });
   const results = h("div", { class: "replay-results" });
-  el.append(head, bar, results, h("div", { class: "table-body" }, boardBox, side));
+  const reviewBox = h("div", { class: "replay-review" });
+  el.append(head, bar, results, reviewBox, h("div", { class: "table-body" }, boardBox, side));
+  let review = null; // the game review panel (review.js), once opened
 
   let table = null;
   let log = [];
@@ -50,6 +53,7 @@ export function replayView(tableId, start = -1) {
         zoomControls(el),
         helpLink(table.game, h),
         h("a", { href: api.recordUrl(table.id), class: "button small", download: `${table.id}.json`, id: "download-record" }, t("replay.download")),
+        button(t("review.open"), () => openReview(), { class: "small", id: "review-open" }),
         h("a", { href: `#/table/${table.id}`, class: "button small" }, t("replay.to_table"))));
   }
 
@@ -122,6 +126,16 @@ export function replayView(tableId, start = -1) {
     }
   }
 
+  /** The review beside the replay: the stored one, or one asked for now. */
+  async function openReview() {
+    if (!review) {
+      review = createReview({ table, jump: (k) => show(k), renderers: RENDERERS[table.game] });
+      mount(reviewBox, review.el);
+    }
+    await review.start({ askNow: true });
+    review.el.scrollIntoView({ block: "nearest" });
+  }
+
   function onKey(event) {
     if (event.target.closest("input, select, textarea")) return;
     if (event.key === "ArrowLeft") show(n - 1);
@@ -162,9 +176,11 @@ export function replayView(tableId, start = -1) {
       renderHead();
       document.addEventListener("keydown", onKey);
       await show(start >= 0 ? start : total);
+      if (reviewAtOnce) await openReview();
     },
     unmount() {
       document.removeEventListener("keydown", onKey);
+      if (review) review.destroy();
       if (renderer) renderer.destroy();
       if (boards) boards.destroy();
       motion.destroy();
@@ -172,6 +188,7 @@ export function replayView(tableId, start = -1) {
     relabel() {
       renderHead();
       if (table) show(n);
+      if (review) review.relabel();
     },
   };
 }

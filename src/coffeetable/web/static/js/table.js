@@ -136,7 +136,9 @@ export function tableView(tableId, { invite = null } = {}) {
         table.status === "running" && me !== null && !table.seats[me].replaced
           ? button(t("table.leave_game"), leaveGame, { class: "small danger", id: "leave-game" }) : null,
         table.status === "finished"
-          ? h("a", { href: `#/replay/${table.id}`, class: "button small", id: "open-replay" }, t("table.replay")) : null));
+          ? h("a", { href: `#/replay/${table.id}`, class: "button small", id: "open-replay" }, t("table.replay")) : null,
+        table.status === "finished"
+          ? h("a", { href: `#/replay/${table.id}?review=1`, class: "button small", id: "open-review" }, t("review.open")) : null));
   }
 
   // ---- before the start: seats, invite, start ---------------------------------------------------
@@ -489,6 +491,7 @@ export function tableView(tableId, { invite = null } = {}) {
       h("div", { class: "actions" },
         me !== null ? button(t("end.rematch"), rematch, { class: "primary", id: "rematch" }) : null,
         h("a", { href: `#/replay/${table.id}`, class: "button", id: "end-replay" }, t("end.replay")),
+        h("a", { href: `#/replay/${table.id}?review=1`, class: "button", id: "end-review" }, t("review.open")),
         h("a", { href: api.recordUrl(table.id), class: "button", download: `${table.id}.json` }, t("end.download")),
         deckFileLink(table),
         button(t("end.see_board"), () => { endDismissed = true; renderEnd(); renderBoard(); }, { id: "end-close" }),

@@ -1,0 +1,78 @@
+"""Game review in a real browser (Chromium through Playwright) against a real server: a
+finished game reviewed from its table's "Review this game", the graph of the estimate drawn
+with the mistakes marked, and a mistake opened: the board after the move made and after
+the bot's move side by side. Screenshots go to tests/web/artifacts (or $COFFEETABLE_SHOTS)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coffeetable.server.auth import SESSION_COOKIE
+from tests.server.live import Player, ServerProcess, finished_record
+from tests.web.conftest import web_server
+from tests.web.ui import Client
+
+pytestmark = pytest.mark.server
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[ServerProcess]:
+    """One deal a reviewed move (a quick review)."""
+    with web_server(tmp_path_factory.mktemp("web-review"), COFFEETABLE_REVIEW_SAMPLES="1") as proc:
+        yield proc
+
+
+def test_a_finished_game_reviewed_graph_drawn_mistake_opened(
+    browser: Any, server: ServerProcess, artifacts: Path
+) -> None:
+    shots = Path(os.environ.get("COFFEETABLE_SHOTS") or artifacts)
+    shots.mkdir(parents=True, exist_ok=True)
+    ana = Player(server).guest()
+    # a solo Café game of random moves: 26 decisions, several of them mistakes
+    r = ana.http.post("/api/records", json=finished_record("cafe", ("Ana",), 31))
+    assert r.status_code == 201, r.text
+    table_id = r.json()["id"]
+    client = Client(browser, server)
+    client.context.add_cookies([{"name": SESSION_COOKIE, "value": ana.token, "url": server.url}])
+    page = client.page
+    try:
+        client.goto(f"#/table/{table_id}")
+        client.press(page.locator("#end-review"))  # the end-of-game panel offers it
+        # the review is asked for at once, made by the server's bot pool, then drawn
+        page.wait_for_selector("#review-graph", timeout=120_000)
+        assert page.locator("#review-graph polyline.estimate").count() == 1
+        marks = page.locator("#review-graph circle.mark")
+        assert marks.count() >= 1
+        assert page.locator("#review-summary li[data-phase]").count() == 3
+        assert "VP" in page.inner_text("#review-total")
+        assert page.locator("#review-rating").count() == 1
+        mistakes = page.locator("#review-mistakes a")
+        assert mistakes.count() == marks.count()
+        client.screenshot(shots, "review-graph")
+        # a mistake opened: the replay goes there, the two boards side by side
+        first = mistakes.first
+        index = int(first.get_attribute("data-index") or "-1")
+        words = first.inner_text()
+        client.press(first)
+        page.wait_for_selector("#review-played .review-board svg")
+        page.wait_for_selector("#review-suggested .review-board svg")
+        assert page.input_value("#replay-slider") == str(index + 1)
+        played = page.inner_text("#review-played figcaption")
+        suggested = page.inner_text("#review-suggested figcaption")
+        assert played.split(": ", 1)[1] in words and played != suggested
+        assert "VP" in page.inner_text("#review-compare h3")
+        client.screenshot(shots, "review-mistake")
+        # a mark on the graph opens its move too, from the keyboard
+        page.locator("#review-close").click()
+        assert page.locator("#review-played").count() == 0
+        marks.last.focus()
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#review-suggested .review-board svg")
+        assert client.errors == []
+    finally:
+        client.close()
