@@ -163,6 +163,15 @@ class CoffeetableAECEnv(AECEnv[str, ObsDict, int]):
             "action_mask": self.actions.mask_of(self.legal_actions(seat)),
         }
 
+    def action_masks(self, agent: str | None = None) -> np.ndarray[Any, np.dtype[np.bool_]]:
+        """The legal actions of `agent` (default: `agent_selection`) as booleans, sb3-contrib's
+        `action_masks()` convention; the same as `observe(agent)["action_mask"]`."""
+        seat = self._seat[self.agent_selection if agent is None else agent]
+        mask: np.ndarray[Any, np.dtype[np.bool_]] = self.actions.mask_of(
+            self.legal_actions(seat), np.bool_
+        )
+        return mask
+
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:

@@ -35,7 +35,7 @@ The Café layout (C = cards in the deck file, 63 by default; S = 38 slots; G = 2
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -77,10 +77,13 @@ class _Base:
 
     def mask(self, state: State, seat: int) -> Mask:
         """The legal actions of `seat` as an int8 vector of `size` (1: legal)."""
-        return self.mask_of(self.legal(state, seat))
+        mask: Mask = self.mask_of(self.legal(state, seat))
+        return mask
 
-    def mask_of(self, legal: dict[int, Action]) -> Mask:
-        out = np.zeros(self.size, dtype=np.int8)
+    def mask_of(self, legal: dict[int, Action], dtype: type[Any] = np.int8) -> npt.NDArray[Any]:
+        """The indices of `legal` as a vector of `size` (int8 by default; np.bool_ for
+        `action_masks()`)."""
+        out = np.zeros(self.size, dtype=dtype)
         if legal:
             out[np.fromiter(legal, dtype=np.intp, count=len(legal))] = 1
         return out
