@@ -36,7 +36,7 @@ from coffeetable.bots.heuristics import value as estimate
 from coffeetable.core.errors import DataError, IllegalActionError
 from coffeetable.core.game import Action
 from coffeetable.core.registry import find_game
-from coffeetable.rl.observations import observation_box, observation_tensor
+from coffeetable.rl.observations import observation_box, observation_function
 from coffeetable.rl.spaces import CafeActionSpace, action_space
 
 Obs = npt.NDArray[np.float32]
@@ -77,6 +77,7 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
         self.illegal_reward = float(illegal_reward)
         self.max_steps = max_steps
         self.actions: CafeActionSpace = action_space(self.game)  # type: ignore[assignment]
+        self.observation = observation_function(self.game)
         self.observation_space = observation_box(self.game, 1)  # type: ignore[assignment]
         self.action_space = gymnasium.spaces.Discrete(self.actions.size)
         self.state = self.game.new_initial_state(1, 0, self.options)
@@ -97,7 +98,7 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
         return self._observe(illegal=False)
 
     def _observe(self, illegal: bool) -> tuple[Obs, dict[str, Any]]:
-        return observation_tensor(self.state, 0), self.info(illegal)
+        return self.observation(self.state, 0), self.info(illegal)
 
     def info(self, illegal: bool) -> dict[str, Any]:
         """The step's info: the mask of legal actions, the score now, whether the action was

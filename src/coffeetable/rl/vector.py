@@ -51,7 +51,7 @@ from gymnasium.vector.utils import batch_space
 from coffeetable.core.errors import DataError, IllegalActionError
 from coffeetable.core.registry import find_game
 from coffeetable.rl.aec import CoffeetableAECEnv
-from coffeetable.rl.observations import observation_box, observation_shape, observation_tensor
+from coffeetable.rl.observations import observation_box, observation_shape
 from coffeetable.rl.solo import CafeSoloEnv
 from coffeetable.rl.spaces import action_space
 
@@ -162,7 +162,7 @@ class _SoloShard(_Shard):
 
     def _write(self, i: int) -> None:
         env = self.envs[i]
-        self.rows["obs"][i] = observation_tensor(env.state, 0)
+        self.rows["obs"][i] = env.observation(env.state, 0)
         self.write_mask(i, env._legal)
         self.rows["score"][i] = env.score()
 
@@ -195,7 +195,7 @@ class _SoloShard(_Shard):
             r["illegal"][i] = illegal
             if terminated or truncated:
                 if self.same_step:
-                    final = observation_tensor(env.state, 0)
+                    final = env.observation(env.state, 0)
                     finals.append((self.lo + i, final, env.info(illegal)))
                     env.reset()
                 else:
@@ -227,7 +227,7 @@ class _AECShard(_Shard):
         env = self.envs[i]
         seat = min(env.state.current_seats())
         self.rows["seats"][i] = seat
-        self.rows["obs"][i] = observation_tensor(env.state, seat)
+        self.rows["obs"][i] = env.observation(env.state, seat)
         self.write_mask(i, env.legal_actions(seat))
 
     def reset(self, seeds: Seeds) -> None:
@@ -250,7 +250,7 @@ class _AECShard(_Shard):
             terminated[i] = over
             if over:
                 rewards[i] = [env.rewards[a] for a in env.possible_agents]
-                final = [observation_tensor(env.state, s) for s in range(env.num_players)]
+                final = [env.observation(env.state, s) for s in range(env.num_players)]
                 ended.append((self.lo + i, np.stack(final)))
                 env.reset()
             else:
@@ -261,7 +261,7 @@ class _AECShard(_Shard):
     def observe(self, lane: int, seat: int) -> tuple[Array, Array]:
         env = self.envs[lane - self.lo]
         legal = env.legal_actions(seat)
-        return observation_tensor(env.state, seat), env.actions.mask_of(legal)
+        return env.observation(env.state, seat), env.actions.mask_of(legal)
 
     def explain(self, lane: int, action: int) -> str:
         env = self.envs[lane - self.lo]
@@ -393,6 +393,12 @@ class _Runner:
         self.buffers.close()
 
 
+def _give(copy: bool, array: Array) -> Array:
+    """A batch's array as returned: a copy, or (copy=False) the array itself, which the next
+    step overwrites."""
+    return array.copy() if copy else array
+
+
 def _check_actions(actions: Any, n: int, size: int) -> Array:
     out = np.asarray(actions)
     if out.shape != (n,) or not np.issubdtype(out.dtype, np.integer):
@@ -472,7 +478,7 @@ class CafeSoloVectorEnv(VectorEnv[Array, Array, Array]):
         seeds = lane_seeds(seed, self.num_envs)  # DataError for a bad list, here
         super().reset(seed=seed if isinstance(seed, int) else None)
         self._runner.call("reset", self._runner.split(seeds))
-        return self._out(self._a["obs"]), self._infos()
+        return _give(self.copy, self._a["obs"]), self._infos()
 
     def step(self, actions: Any) -> tuple[Array, Array, Array, Array, dict[str, Any]]:
         acts = np.asarray(actions)
@@ -494,20 +500,17 @@ class CafeSoloVectorEnv(VectorEnv[Array, Array, Array]):
             infos = self._add_info(infos, {"final_obs": obs, "final_info": info}, lane)
         a = self._a
         return (
-            self._out(a["obs"]),
+            _give(self.copy, a["obs"]),
             a["rewards"].copy(),
             a["terminated"].copy(),
             a["truncated"].copy(),
             infos,
         )
 
-    def _out(self, array: Array) -> Array:
-        return array.copy() if self.copy else array
-
     def _infos(self) -> dict[str, Any]:
         a = self._a
         return {
-            "action_mask": self._out(a["masks"]),
+            "action_mask": _give(self.copy, a["masks"]),
             "_action_mask": self._all.copy(),
             "score": a["score"].copy(),
             "_score": self._all.copy(),
@@ -527,7 +530,7 @@ class CafeSoloVectorEnv(VectorEnv[Array, Array, Array]):
 class AECBatch:
     """`n_envs` games of one game and configuration, each with its acting seat (module
     docstring). Keyword arguments: `num_players`, `reward` ("win" or "score"), `workers`,
-    `context` (as `CafeSoloVectorEnv`) and the game's options. `close()` ends the workers
+    `context`, `copy` (as `CafeSoloVectorEnv`) and the game's options. `close()` ends the workers
     (also a context manager)."""
 
     def __init__(
@@ -539,8 +542,10 @@ class AECBatch:
         reward: str | None = None,
         workers: int = 0,
         context: str | None = "spawn",
+        copy: bool = True,
         **options: Any,
     ) -> None:
+        self.copy = copy
         env_kwargs = {"num_players": num_players, "reward": reward, **options}
         probe = CoffeetableAECEnv(
             game=find_game(game), **env_kwargs
@@ -567,7 +572,7 @@ class AECBatch:
         """New games (lane i: `seed + i`); (observations, masks, acting seats)."""
         self._runner.call("reset", self._runner.split(lane_seeds(seed, self.num_envs)))
         a = self._a
-        return a["obs"].copy(), a["masks"].copy(), a["seats"].copy()
+        return _give(self.copy, a["obs"]), _give(self.copy, a["masks"]), a["seats"].copy()
 
     def step(self, actions: Any) -> tuple[Array, Array, Array, Array, Array, dict[str, Any]]:
         """One action per game, by its acting seat. Returns (observations, masks, seats) of the
@@ -585,8 +590,8 @@ class AECBatch:
         parts = self._runner.call("step", self._runner.split(acts))
         final_obs = {lane: obs for part in parts for lane, obs in part}
         return (
-            a["obs"].copy(),
-            a["masks"].copy(),
+            _give(self.copy, a["obs"]),
+            _give(self.copy, a["masks"]),
             a["seats"].copy(),
             a["rewards"].copy(),
             a["terminated"].copy(),
