@@ -10,9 +10,9 @@ so that every step counted is a move. Tic-tac-toe is stepped as in `rl_steps.py`
 (`env.last()`, a sample from its mask, `env.step`). Batches are built and reset before their
 clock starts: start-up (worker processes) is not counted.
 
-Gymnasium's AsyncVectorEnv runs one process per env; at N = 256 that is 256 processes each
-holding the Café engine, which this machine's memory and two cores cannot take, so it is
-measured at N = 1 and 16 only (`--async-max`).
+Gymnasium's AsyncVectorEnv runs one process per env (its default start method, fork, here):
+at N = 256 that is 256 processes on two cores, each ~32 MB resident; `--async-max` leaves it
+out above a size. Our batches run `--workers` processes (spawned) for the whole batch.
 
 Each repeat measures every row once for `--seconds`, interleaved; the table gives the median
 over `--repeats`, the range, and medians of the per-repeat ratios to tic-tac-toe and to the
@@ -24,15 +24,13 @@ PettingZoo's tic-tac-toe needs pygame: pip install -e '.[rl,bench]'.
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
-from rl_steps import aec_rate, pettingzoo_classic
+from rl_steps import Table, aec_rate, arguments, interleaved, pettingzoo_classic, print_rates
 
 from coffeetable.rl import AECBatch, CafeSoloEnv, CafeSoloVectorEnv
 
@@ -79,9 +77,9 @@ def batch_rate(make: Callable[[], AECBatch], n: int, seconds: float, seed: int) 
         return steps / (time.perf_counter() - start)
 
 
-def rows(sizes: list[int], workers: int, async_max: int, secs: float) -> dict[str, Any]:
+def rows(sizes: list[int], workers: int, async_max: int, secs: float) -> Table:
     """label -> (measure(seed), peer labels to take ratios against)."""
-    out: dict[str, Any] = {}
+    out: Table = {}
     ttt = pettingzoo_classic("tictactoe_v3")
     if ttt is not None:
         out["PettingZoo tic-tac-toe (AEC, 1 env)"] = (lambda s: aec_rate(ttt, secs, s), [])
@@ -124,46 +122,29 @@ def rows(sizes: list[int], workers: int, async_max: int, secs: float) -> dict[st
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--seconds", type=float, default=2.0, help="per measurement")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser = arguments(__doc__, 2.0, 3)
     parser.add_argument("--workers", type=int, default=2, help="worker processes of our batches")
     parser.add_argument("--sizes", default="1,16,256", help="batch sizes N")
-    parser.add_argument("--async-max", type=int, default=16, help="largest N for AsyncVectorEnv")
+    parser.add_argument("--async-max", type=int, default=256, help="largest N for AsyncVectorEnv")
     args = parser.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]
     table = rows(sizes, args.workers, args.async_max, args.seconds)
     ref = next((label for label in table if label.startswith("PettingZoo")), None)
-    runs: dict[str, list[float]] = {label: [] for label in table}
-    ratios: dict[tuple[str, str], list[float]] = {}
-    for repeat in range(args.repeats):
-        now = {}
-        for label, (measure, _) in table.items():
-            now[label] = measure(repeat + 1)
-            runs[label].append(now[label])
-        for label, (_, peers) in table.items():
-            for peer in ([ref] if ref and label != ref else []) + peers:
-                ratios.setdefault((label, peer), []).append(now[label] / now[peer])
+    if ref is not None:  # every row against tic-tac-toe too
+        table = {
+            label: (measure, [ref, *peers] if label != ref else peers)
+            for label, (measure, peers) in table.items()
+        }
+    runs, ratios = interleaved(table, args.repeats)
     print(
         f"env steps/s (all games of a batch), median of {args.repeats} repeats of "
         f"{args.seconds:g} s (min-max); random legal actions from the masks"
     )
-    width = max(len(label) for label in runs)
-    for label, rates in runs.items():
-        line = (
-            f"{label:<{width}}  {statistics.median(rates):>10,.0f}  "
-            f"({min(rates):,.0f}-{max(rates):,.0f})"
-        )
-        parts = []
-        for (row, peer), values in ratios.items():
-            if row == label:
-                short = "tic-tac-toe" if peer == ref else peer.split(" ")[1].split("(")[0]
-                parts.append(f"{statistics.median(values):.2f}x {short}")
-        if parts:
-            line += "  = " + ", ".join(parts)
-        print(line)
+    print_rates(
+        runs,
+        ratios,
+        lambda peer: "tic-tac-toe" if peer == ref else peer.split(" ")[1].split("(")[0],
+    )
     if ref is None:
         print("(PettingZoo's tic-tac-toe needs pygame: pip install -e '.[rl,bench]')")
 

@@ -9,10 +9,11 @@ raw observation vector; no feature engineering. Every finished training game's f
 goes into the learning curve (`--plot`, a PNG; a moving mean over 100 games).
 
 Evaluation plays `--eval-games` new seeds with the trained policy (the arg max of the masked
-distribution) and with uniformly random legal actions, on the same seeds.
+distribution, and sampled from it) and with uniformly random legal actions, on the same
+seeds.
 
 Usage: python3 examples/train_cafe_solo_ppo.py [--minutes 10] [--envs 16] [--workers 2]
-       [--eval-games 50] [--plot cafe_solo_ppo.png] [--seed 0]
+       [--eval-games 50] [--plot cafe_solo_ppo.png] [--seed 0] [--gamma 0.99] [--lr 3e-4]
 Needs the `rl-train` extra: pip install -e '.[rl-train]' (stable-baselines3, sb3-contrib,
 torch, matplotlib).
 """
@@ -28,24 +29,27 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.vec_env import VecMonitor
 
 from coffeetable.rl import CafeSoloEnv
 from coffeetable.rl.sb3 import SB3VecEnv
 
 
 class Curve(BaseCallback):  # type: ignore[misc]
-    """Keeps (env steps, final score) of every finished game; stops after `seconds`."""
+    """Keeps (env steps, final score, shaped return) of every finished game; stops after
+    `seconds`."""
 
     def __init__(self, seconds: float) -> None:
         super().__init__()
         self.seconds = seconds
-        self.points: list[tuple[int, int]] = []
+        self.points: list[tuple[int, int, float]] = []
         self.start = time.perf_counter()
 
     def _on_step(self) -> bool:
         for info in self.locals["infos"]:
             if "final_score" in info:
-                self.points.append((self.num_timesteps, info["final_score"]))
+                ret = info["episode"]["r"]  # VecMonitor's episode statistics
+                self.points.append((self.num_timesteps, info["final_score"], ret))
         return time.perf_counter() - self.start < self.seconds
 
 
@@ -59,25 +63,27 @@ def play(env: CafeSoloEnv, seed: int, choose: Any) -> int:
     return int(info["score"])
 
 
-def plot(points: list[tuple[int, int]], baseline: float, learned: float, path: str) -> None:
+def plot(points: list[tuple[int, int, float]], baseline: float, learned: float, path: str) -> None:
+    """Final score and shaped return of the training games, with moving means."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     steps = np.array([p[0] for p in points])
-    scores = np.array([p[1] for p in points], dtype=float)
-    window = min(100, len(scores))
-    mean = np.convolve(scores, np.ones(window) / window, mode="valid")
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.scatter(steps, scores, s=3, alpha=0.25, label="training games")
-    ax.plot(steps[window - 1 :], mean, color="C1", label=f"mean of the last {window}")
-    ax.axhline(baseline, color="grey", linestyle="--", label=f"random play ({baseline:.1f})")
-    ax.axhline(learned, color="C2", linestyle=":", label=f"trained policy ({learned:.1f})")
-    ax.set_xlabel("environment steps")
-    ax.set_ylabel("final solo score")
-    ax.set_title("MaskablePPO on CafeSolo-v0")
-    ax.legend(loc="upper left")
+    window = min(100, len(points))
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
+    for ax, column, label in ((top, 1, "final solo score"), (bottom, 2, "shaped return")):
+        values = np.array([p[column] for p in points], dtype=float)
+        mean = np.convolve(values, np.ones(window) / window, mode="valid")
+        ax.scatter(steps, values, s=3, alpha=0.25, label="training games")
+        ax.plot(steps[window - 1 :], mean, color="C1", label=f"mean of the last {window}")
+        ax.set_ylabel(label)
+    top.axhline(baseline, color="grey", linestyle="--", label=f"random play ({baseline:.2f})")
+    top.axhline(learned, color="C2", linestyle=":", label=f"trained policy ({learned:.2f})")
+    top.set_title("MaskablePPO on CafeSolo-v0")
+    top.legend(loc="upper left", fontsize="small")
+    bottom.set_xlabel("environment steps")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
@@ -93,20 +99,22 @@ def main() -> None:
     parser.add_argument("--plot", default="cafe_solo_ppo.png", help="the learning curve PNG")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1)")
+    parser.add_argument("--gamma", type=float, default=0.99, help="discount (0.99)")
+    parser.add_argument("--lr", type=float, default=3e-4, help="learning rate (3e-4)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)  # more only contend on a small shared machine
 
-    env = SB3VecEnv(args.envs, workers=args.workers, shaping="estimate")
+    env = VecMonitor(SB3VecEnv(args.envs, workers=args.workers, shaping="estimate"))
     env.seed(args.seed)
     model = MaskablePPO(
         "MlpPolicy",
         env,
         n_steps=128,
-        batch_size=256,
+        batch_size=512,
         n_epochs=2,
-        learning_rate=5e-4,
-        gamma=0.99,
-        ent_coef=0.01,
+        learning_rate=args.lr,
+        gamma=args.gamma,
+        ent_coef=0.0,
         seed=args.seed,
         verbose=0,
     )
@@ -125,26 +133,38 @@ def main() -> None:
     solo = CafeSoloEnv()
     rng = np.random.default_rng(args.seed)
 
-    def policy(obs: Any, mask: Any) -> int:
-        action, _ = model.predict(obs, action_masks=mask.astype(bool), deterministic=True)
-        return int(action)
+    def policy(deterministic: bool) -> Any:
+        def choose(obs: Any, mask: Any) -> int:
+            action, _ = model.predict(
+                obs, action_masks=mask.astype(bool), deterministic=deterministic
+            )
+            return int(action)
+
+        return choose
 
     def random_play(obs: Any, mask: Any) -> int:
         return int(rng.choice(np.flatnonzero(mask)))
 
-    learned = [play(solo, s, policy) for s in seeds]
-    randoms = [play(solo, s, random_play) for s in seeds]
+    results = {
+        "policy, arg max": [play(solo, s, policy(True)) for s in seeds],
+        "policy, sampled": [play(solo, s, policy(False)) for s in seeds],
+        "random play": [play(solo, s, random_play) for s in seeds],
+    }
     print(f"mean solo score on seeds {seeds[0]}-{seeds[-1]}:")
-    for name, scores in (("trained policy", learned), ("random play", randoms)):
+    for name, scores in results.items():
         print(
-            f"  {name:>14}: {statistics.mean(scores):5.2f} "
+            f"  {name:>15}: {statistics.mean(scores):5.2f} "
             f"(stdev {statistics.pstdev(scores):.2f}, max {max(scores)})"
         )
-    wins = sum(a > b for a, b in zip(learned, randoms, strict=True))
-    ties = sum(a == b for a, b in zip(learned, randoms, strict=True))
-    print(f"  trained policy ahead on {wins} of {len(seeds)} seeds, level on {ties}")
+    randoms = results["random play"]
+    for name in ("policy, arg max", "policy, sampled"):
+        pairs = list(zip(results[name], randoms, strict=True))
+        ahead = sum(a > b for a, b in pairs)
+        behind = sum(a < b for a, b in pairs)
+        print(f"  {name} vs random: ahead on {ahead} seeds, behind on {behind}")
     if curve.points:
-        plot(curve.points, statistics.mean(randoms), statistics.mean(learned), args.plot)
+        best = max(statistics.mean(results[n]) for n in ("policy, arg max", "policy, sampled"))
+        plot(curve.points, statistics.mean(randoms), best, args.plot)
         print(f"learning curve: {args.plot}")
 
 
