@@ -77,6 +77,50 @@ def rollout_rate(game: str, players: int, seconds: float, seed: int) -> float:
     return random_rollouts(game, 16, steps, seed, num_players=players).steps_per_second
 
 
+#: label -> (measure(seed) -> steps/s, the labels of the peers to take ratios against)
+Table = dict[str, tuple[Callable[[int], float], list[str]]]
+
+
+def interleaved(
+    table: Table, repeats: int
+) -> tuple[dict[str, list[float]], dict[tuple[str, str], list[float]]]:
+    """Every row measured once per repeat, in order (peers moments apart on this shared,
+    noisy machine): the rates per row, and per (row, peer) the ratios of each repeat."""
+    runs: dict[str, list[float]] = {label: [] for label in table}
+    ratios: dict[tuple[str, str], list[float]] = {}
+    for repeat in range(repeats):
+        now: dict[str, float] = {}
+        for label, (measure, _) in table.items():
+            now[label] = measure(repeat + 1)
+            runs[label].append(now[label])
+        for label, (_, peers) in table.items():
+            for peer in peers:
+                ratios.setdefault((label, peer), []).append(now[label] / now[peer])
+    return runs, ratios
+
+
+def print_rates(
+    runs: dict[str, list[float]],
+    ratios: dict[tuple[str, str], list[float]],
+    short: Callable[[str], str],
+) -> None:
+    """One line per row: median, range, and the median ratio to each peer (`short(peer)`)."""
+    width = max(len(label) for label in runs)
+    for label, rates in runs.items():
+        line = (
+            f"{label:<{width}}  {statistics.median(rates):>10,.0f}  "
+            f"({min(rates):,.0f}-{max(rates):,.0f})"
+        )
+        parts = [
+            f"{statistics.median(values):.3f}x {short(peer)}"
+            for (row, peer), values in ratios.items()
+            if row == label
+        ]
+        if parts:
+            line += "  = " + ", ".join(parts)
+        print(line)
+
+
 def pettingzoo_classic(name: str) -> Callable[[], Any] | None:
     """A maker for PettingZoo's classic env (None when pygame is missing)."""
     try:
@@ -93,13 +137,18 @@ def pettingzoo_classic(name: str) -> Callable[[], Any] | None:
         return None
 
 
-def main() -> None:
+def arguments(doc: str | None, seconds: float, repeats: int) -> argparse.ArgumentParser:
+    """The command line of an RL benchmark: `--seconds` per measurement, `--repeats`."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--seconds", type=float, default=1.5, help="per measurement")
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+    parser.add_argument("--seconds", type=float, default=seconds, help="per measurement")
+    parser.add_argument("--repeats", type=int, default=repeats)
+    return parser
+
+
+def main() -> None:
+    args = arguments(__doc__, 1.5, 5).parse_args()
     secs = args.seconds
 
     refs: dict[str, Callable[[int], float]] = {}
@@ -123,34 +172,14 @@ def main() -> None:
             "coffee-rush", 2, secs, s
         ),
     }
-    runs: dict[str, list[float]] = {label: [] for label in [*refs, *ours]}
-    ratios: dict[tuple[str, str], list[float]] = {}
-    for repeat in range(args.repeats):
-        now: dict[str, float] = {}
-        for label, measure in [*refs.items(), *ours.items()]:
-            now[label] = measure(repeat + 1)
-            runs[label].append(now[label])
-        for label in ours:
-            for ref in refs:
-                ratios.setdefault((label, ref), []).append(now[label] / now[ref])
+    table: Table = {label: (measure, []) for label, measure in refs.items()}
+    table.update({label: (measure, list(refs)) for label, measure in ours.items()})
+    runs, ratios = interleaved(table, args.repeats)
     print(
         f"env steps/s, median of {args.repeats} repeats of {secs:g} s each "
         f"(min-max); random legal actions from the action mask"
     )
-    width = max(len(label) for label in runs)
-    for label, rates in runs.items():
-        line = (
-            f"{label:<{width}}  {statistics.median(rates):>10,.0f}  "
-            f"({min(rates):,.0f}-{max(rates):,.0f})"
-        )
-        parts = [
-            f"{statistics.median(ratios[(label, ref)]):.3f}x {ref.split(' ', 1)[1].split(' (')[0]}"
-            for ref in refs
-            if (label, ref) in ratios
-        ]
-        if parts:
-            line += "  = " + ", ".join(parts)
-        print(line)
+    print_rates(runs, ratios, lambda ref: ref.split(" ", 1)[1].split(" (")[0])
     if not refs:
         print("(PettingZoo's classic envs need pygame: pip install -e '.[rl,bench]')")
 

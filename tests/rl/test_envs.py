@@ -201,3 +201,27 @@ def test_solo_illegal_actions() -> None:
     assert [r[3] for r in results] == [False, False, True]
     with pytest.raises(DataError):
         CafeSoloEnv(variant="advanced")
+
+
+@pytest.mark.parametrize("module", [cafe_v0, coffee_rush_v0], ids=["cafe", "coffee-rush"])
+def test_action_masks_through_pettingzoos_wrappers(module) -> None:  # type: ignore[no-untyped-def]
+    """`action_masks()` (sb3-contrib's convention) reaches through PettingZoo's wrappers."""
+    env = module.env(num_players=2)  # order-enforcing and bounds-checking wrappers
+    env.reset(seed=3)
+    for _ in range(30):
+        agent = env.agent_selection
+        obs, *_ = env.last()
+        masks = env.action_masks()
+        assert masks.dtype == np.bool_
+        assert np.array_equal(masks, obs["action_mask"].astype(bool))
+        assert np.array_equal(env.action_masks(agent), masks)
+        env.step(int(np.flatnonzero(masks)[0]))
+
+
+def test_solo_action_masks() -> None:
+    env = gymnasium.make(rl.CAFE_SOLO_ID)
+    _, info = env.reset(seed=4)
+    for _ in range(20):
+        masks = env.unwrapped.action_masks()
+        assert masks.dtype == np.bool_ and np.array_equal(masks, info["action_mask"].astype(bool))
+        _, _, _, _, info = env.step(int(np.flatnonzero(masks)[-1]))

@@ -1,7 +1,8 @@
 """coffeetable's research interface (docs/rl.md): fixed action spaces and masks, per-seat
 observation tensors, PettingZoo AEC environments (`cafe_v0`, `coffee_rush_v0`), a Gymnasium
-environment for solo Café (`CafeSoloEnv`, id `coffeetable/CafeSolo-v0`) and vectorised
-random rollouts.
+environment for solo Café (`CafeSoloEnv`, id `coffeetable/CafeSolo-v0`), batched
+environments (`CafeSoloVectorEnv`, a Gymnasium VectorEnv; `AECBatch` for every game) and
+vectorised random rollouts.
 
 Needs the `rl` extra: `pip install 'coffeetable[rl]'` (numpy, gymnasium, pettingzoo).
 Importing this package registers the environments with Gymnasium
@@ -30,6 +31,7 @@ from coffeetable.rl.spaces import (
     RushActionSpace,
     action_space,
 )
+from coffeetable.rl.vector import AECBatch, CafeSoloVectorEnv
 
 CAFE_SOLO_ID = "coffeetable/CafeSolo-v0"
 AEC_IDS = {"coffeetable/cafe_v0": "cafe_v0", "coffeetable/coffee_rush_v0": "coffee_rush_v0"}
@@ -37,7 +39,11 @@ AEC_IDS = {"coffeetable/cafe_v0": "cafe_v0", "coffeetable/coffee_rush_v0": "coff
 
 def _register() -> None:
     if CAFE_SOLO_ID not in gymnasium.registry:
-        gymnasium.register(id=CAFE_SOLO_ID, entry_point="coffeetable.rl.solo:CafeSoloEnv")
+        gymnasium.register(
+            id=CAFE_SOLO_ID,
+            entry_point="coffeetable.rl.solo:CafeSoloEnv",
+            vector_entry_point="coffeetable.rl.vector:CafeSoloVectorEnv",
+        )
     registry = getattr(pettingzoo, "aec_registry", None)
     register = getattr(pettingzoo, "register", None)
     if registry is None or register is None:  # PettingZoo before its registry (< 1.26)
@@ -54,9 +60,11 @@ __all__ = [
     "CAFE_ENGINE_CODE_BOUND",
     "CAFE_SOLO_ID",
     "REWARDS",
+    "AECBatch",
     "ActionSpace",
     "CafeActionSpace",
     "CafeSoloEnv",
+    "CafeSoloVectorEnv",
     "CoffeetableAECEnv",
     "RolloutBatch",
     "RushActionSpace",

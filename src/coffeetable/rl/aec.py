@@ -40,7 +40,7 @@ from pettingzoo.utils import wrappers
 from coffeetable.core.errors import DataError, IllegalActionError
 from coffeetable.core.game import Action, Game, State
 from coffeetable.core.registry import find_game
-from coffeetable.rl.observations import observation_box, observation_tensor
+from coffeetable.rl.observations import observation_box, observation_function
 from coffeetable.rl.spaces import action_space
 
 REWARDS = ("win", "score")
@@ -99,6 +99,7 @@ class CoffeetableAECEnv(AECEnv[str, ObsDict, int]):
             )
         self.render_mode = render_mode
         self.actions = action_space(self.game)
+        self.observation = observation_function(self.game)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         box = observation_box(self.game, num_players)
@@ -159,9 +160,18 @@ class CoffeetableAECEnv(AECEnv[str, ObsDict, int]):
     def observe(self, agent: str) -> ObsDict:
         seat = self._seat[agent]
         return {
-            "observation": observation_tensor(self.state, seat),
+            "observation": self.observation(self.state, seat),
             "action_mask": self.actions.mask_of(self.legal_actions(seat)),
         }
+
+    def action_masks(self, agent: str | None = None) -> np.ndarray[Any, np.dtype[np.bool_]]:
+        """The legal actions of `agent` (default: `agent_selection`) as booleans, sb3-contrib's
+        `action_masks()` convention; the same as `observe(agent)["action_mask"]`."""
+        seat = self._seat[self.agent_selection if agent is None else agent]
+        mask: np.ndarray[Any, np.dtype[np.bool_]] = self.actions.mask_of(
+            self.legal_actions(seat), np.bool_
+        )
+        return mask
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

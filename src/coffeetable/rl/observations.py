@@ -6,7 +6,7 @@ read only the public state, the information of `state.view(seat)`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any
 
@@ -31,6 +31,16 @@ def observation_module(game: Game) -> ModuleType:
 
         return rush
     raise ValueError(f"no observation tensor for the game {name!r}")
+
+
+ObservationFn = Callable[[State, int], npt.NDArray[np.float32]]
+
+
+def observation_function(game: Game) -> ObservationFn:
+    """The game's `observation_tensor(state, seat)` itself: the environments keep it, rather
+    than look the game's module up at every step."""
+    fn: ObservationFn = observation_module(game).observation_tensor
+    return fn
 
 
 def observation_tensor(state: State, seat: int) -> npt.NDArray[np.float32]:
@@ -60,6 +70,7 @@ def observation_box(game: Game, num_players: int) -> gymnasium.spaces.Box:
 
 __all__ = [
     "observation_box",
+    "observation_function",
     "observation_layout",
     "observation_module",
     "observation_shape",

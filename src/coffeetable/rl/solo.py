@@ -36,7 +36,7 @@ from coffeetable.bots.heuristics import value as estimate
 from coffeetable.core.errors import DataError, IllegalActionError
 from coffeetable.core.game import Action
 from coffeetable.core.registry import find_game
-from coffeetable.rl.observations import observation_box, observation_tensor
+from coffeetable.rl.observations import observation_box, observation_function
 from coffeetable.rl.spaces import CafeActionSpace, action_space
 
 Obs = npt.NDArray[np.float32]
@@ -77,6 +77,7 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
         self.illegal_reward = float(illegal_reward)
         self.max_steps = max_steps
         self.actions: CafeActionSpace = action_space(self.game)  # type: ignore[assignment]
+        self.observation = observation_function(self.game)
         self.observation_space = observation_box(self.game, 1)  # type: ignore[assignment]
         self.action_space = gymnasium.spaces.Discrete(self.actions.size)
         self.state = self.game.new_initial_state(1, 0, self.options)
@@ -93,18 +94,42 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
         self.seed_used = game_seed
         self._steps = 0
         self._value = estimate(self.state, 0) if self.shaping else 0.0
+        self._legal = self.actions.legal(self.state, 0)
         return self._observe(illegal=False)
 
     def _observe(self, illegal: bool) -> tuple[Obs, dict[str, Any]]:
-        self._legal = self.actions.legal(self.state, 0)
-        info = {
+        return self.observation(self.state, 0), self.info(illegal)
+
+    def info(self, illegal: bool) -> dict[str, Any]:
+        """The step's info: the mask of legal actions, the score now, whether the action was
+        illegal."""
+        return {
             "action_mask": self.actions.mask_of(self._legal),
-            "score": self.state.scores()[0].total,
+            "score": self.score(),
             "illegal_action": illegal,
         }
-        return observation_tensor(self.state, 0), info
+
+    def score(self) -> int:
+        """The score as if the game ended now."""
+        return self.state.scores()[0].total
+
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """The legal actions now as booleans (sb3-contrib's `MaskablePPO` convention); the
+        same as `info["action_mask"]`."""
+        mask: npt.NDArray[np.bool_] = self.actions.mask_of(self._legal, np.bool_)
+        return mask
 
     def step(self, action: Any) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
+        reward, terminated, truncated, illegal = self.advance(action)
+        obs, info = self._observe(illegal)
+        if self.render_mode == "human":
+            self.render()
+        return obs, reward, terminated, truncated, info
+
+    def advance(self, action: Any) -> tuple[float, bool, bool, bool]:
+        """`step` without building its observation and info: (reward, terminated, truncated,
+        illegal). The vector environment (`coffeetable.rl.vector`) writes the observation
+        into its own buffers."""
         if self.state.is_over():
             raise IllegalActionError("the game is over; call reset()")
         self._steps += 1
@@ -113,10 +138,12 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
         reward = 0.0
         if move is None:
             if self.illegal == "raise":
+                self._steps -= 1
                 raise IllegalActionError(self._explain(index))
             reward = self.illegal_reward
         else:
             self.state.apply_unchecked(0, move)
+            self._legal = self.actions.legal(self.state, 0)
             if self.shaping:
                 value = estimate(self.state, 0)
                 reward = value - self._value
@@ -125,10 +152,7 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
                 reward = float(self.state.scores()[0].total)
         terminated = self.state.is_over()
         truncated = not terminated and self._steps >= self.max_steps
-        obs, info = self._observe(illegal=move is None)
-        if self.render_mode == "human":
-            self.render()
-        return obs, float(reward), terminated, truncated, info
+        return float(reward), terminated, truncated, move is None
 
     def _explain(self, index: int) -> str:
         if not 0 <= index < self.actions.size:

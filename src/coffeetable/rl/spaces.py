@@ -35,7 +35,8 @@ The Café layout (C = cards in the deck file, 63 by default; S = 38 slots; G = 2
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -77,10 +78,13 @@ class _Base:
 
     def mask(self, state: State, seat: int) -> Mask:
         """The legal actions of `seat` as an int8 vector of `size` (1: legal)."""
-        return self.mask_of(self.legal(state, seat))
+        mask: Mask = self.mask_of(self.legal(state, seat))
+        return mask
 
-    def mask_of(self, legal: dict[int, Action]) -> Mask:
-        out = np.zeros(self.size, dtype=np.int8)
+    def mask_of(self, legal: dict[int, Action], dtype: type[Any] = np.int8) -> npt.NDArray[Any]:
+        """The indices of `legal` as a vector of `size` (int8 by default; np.bool_ for
+        `action_masks()`)."""
+        out = np.zeros(self.size, dtype=dtype)
         if legal:
             out[np.fromiter(legal, dtype=np.intp, count=len(legal))] = 1
         return out
@@ -175,6 +179,20 @@ class CafeActionSpace(_Base):
             o["pass"],
         )
         self._bounds = sorted((start, kind) for kind, start in o.items())
+        self._encoders: dict[type, Callable[[_Frame, Any], int]] = {
+            cafe.Take: self._take_index,
+            cafe.Place: self._place_index,
+            cafe.Produce: self._produce_index,
+            cafe.Fill: self._fill_index,
+            cafe.Dry: self._dry_index,
+            cafe.Roast: self._roast_index,
+            cafe.Deliver: self._deliver_index,
+            cafe.Clear: self._clear_index,
+            cafe.End: lambda frame, a: self._end,
+            cafe.Bid: self._bid_index,
+            cafe.BidDone: lambda frame, a: self._bid_done,
+            cafe.Pass: lambda frame, a: self._pass,
+        }
 
     # --- state-independent structure -------------------------------------------------------
     def split(self, index: int) -> tuple[str, tuple[int, ...]]:
@@ -228,41 +246,49 @@ class CafeActionSpace(_Base):
         return self._encode(_Frame(state, seat), state.canonical_action(seat, action))  # type: ignore[arg-type]
 
     def _encode(self, frame: _Frame, action: Action) -> int:
-        slot_of = frame.slot_of
         try:
-            if isinstance(action, cafe.Take):
-                pay = 5 if action.discard else action.pay + 1
-                return self._take + self.card_index[action.card] * PAYS + pay
-            if isinstance(action, cafe.Place):
-                row, col = action.row - frame.origin[0], action.col - frame.origin[1]
-                if not (0 <= row < GRID and 0 <= col < GRID):
-                    raise KeyError((action.row, action.col))
-                return self._place + (action.rotation * GRID + row) * GRID + col
-            if isinstance(action, cafe.Produce):
-                return self._produce + slot_of[action.at]
-            if isinstance(action, cafe.Fill):
-                return self._fill + slot_of[action.at] * 5 + action.colour + 1
-            if isinstance(action, cafe.Dry | cafe.Roast):
-                base = self._dry if isinstance(action, cafe.Dry) else self._roast
-                src = 0 if action.source is None else slot_of[action.source] + 1
-                return base + (slot_of[action.to] * 4 + action.colour) * (S + 1) + src
-            if isinstance(action, cafe.Deliver):
-                dest = 0 if action.to is None else slot_of[action.to] + 1
-                return self._deliver + slot_of[action.source] * (S + 1) + dest
-            if isinstance(action, cafe.Clear):
-                return self._clear + slot_of[action.at]
-            if isinstance(action, cafe.End):
-                return self._end
-            if isinstance(action, cafe.Bid):
-                ship = 0 if action.ship is None else slot_of[action.ship] + 1
-                return self._bid + action.colour * (S + 1) + ship
-            if isinstance(action, cafe.BidDone):
-                return self._bid_done
-            if isinstance(action, cafe.Pass):
-                return self._pass
+            return self._encoders[type(action)](frame, action)
         except KeyError:
             pass
         raise NotationError(f"{action.notation()} has no RL index here (a cell outside the area?)")
+
+    # one encoder per action class, looked up by type (a chain of isinstance tests cost more
+    # than the rest of the encoding); a cell outside the area raises KeyError
+    def _take_index(self, frame: _Frame, a: cafe.Take) -> int:
+        return self._take + self.card_index[a.card] * PAYS + (5 if a.discard else a.pay + 1)
+
+    def _place_index(self, frame: _Frame, a: cafe.Place) -> int:
+        row, col = a.row - frame.origin[0], a.col - frame.origin[1]
+        if not (0 <= row < GRID and 0 <= col < GRID):
+            raise KeyError((a.row, a.col))
+        return self._place + (a.rotation * GRID + row) * GRID + col
+
+    def _produce_index(self, frame: _Frame, a: cafe.Produce) -> int:
+        return self._produce + frame.slot_of[a.at]
+
+    def _fill_index(self, frame: _Frame, a: cafe.Fill) -> int:
+        return self._fill + frame.slot_of[a.at] * 5 + a.colour + 1
+
+    def _dry_index(self, frame: _Frame, a: cafe.Dry) -> int:
+        return self._cubes_index(self._dry, frame, a)
+
+    def _roast_index(self, frame: _Frame, a: cafe.Roast) -> int:
+        return self._cubes_index(self._roast, frame, a)
+
+    def _cubes_index(self, base: int, frame: _Frame, a: cafe.Dry | cafe.Roast) -> int:
+        src = 0 if a.source is None else frame.slot_of[a.source] + 1
+        return base + (frame.slot_of[a.to] * 4 + a.colour) * (S + 1) + src
+
+    def _deliver_index(self, frame: _Frame, a: cafe.Deliver) -> int:
+        dest = 0 if a.to is None else frame.slot_of[a.to] + 1
+        return self._deliver + frame.slot_of[a.source] * (S + 1) + dest
+
+    def _clear_index(self, frame: _Frame, a: cafe.Clear) -> int:
+        return self._clear + frame.slot_of[a.at]
+
+    def _bid_index(self, frame: _Frame, a: cafe.Bid) -> int:
+        ship = 0 if a.ship is None else frame.slot_of[a.ship] + 1
+        return self._bid + a.colour * (S + 1) + ship
 
     def decode(self, state: State, seat: int, index: int) -> Action:
         """The engine action that `index` names for `seat` in `state` (it may be illegal).
