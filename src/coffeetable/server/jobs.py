@@ -125,7 +125,10 @@ class PoolJobs(Jobs):
     def _new_executor(self, workers: int) -> concurrent.futures.Executor:
         if self.mode == "process":
             return concurrent.futures.ProcessPoolExecutor(
-                max_workers=workers, mp_context=multiprocessing.get_context("spawn")
+                max_workers=workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_end_with_parent,
+                initargs=(os.getpid(),),
             )
         return concurrent.futures.ThreadPoolExecutor(max_workers=workers)
 
@@ -220,6 +223,23 @@ class PoolJobs(Jobs):
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
         self._pool = self._calibrations = None
+
+
+#: How often a pool's worker process looks whether its node is still there (seconds).
+PARENT_CHECK_SECONDS = 1.0
+
+
+def _end_with_parent(parent: int) -> None:
+    """In a pool's worker process: end it once the node that started it is gone. A node
+    killed outright (SIGKILL, a crash) cannot shut its pool down, and a worker busy with a
+    long job (a calibration, a review) would otherwise live on without it."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 async def _ensure_group(redis: Any, stream: str) -> None:
