@@ -263,14 +263,19 @@ def play_out(sockets: list[Socket], rng: random.Random, timeout: float = 300) ->
 
 
 def finished_record(
-    game: str = "coffee-rush", names: tuple[str, ...] = ("Ana", "Bo"), seed: int = 5
+    game: str = "coffee-rush",
+    names: tuple[str, ...] = ("Ana", "Bo"),
+    seed: int = 5,
+    played: Any = None,
 ) -> dict[str, Any]:
-    """A finished game of random moves as a record (the lowest seat to move plays)."""
+    """A finished game of random moves as a record (the lowest seat to move plays);
+    `played`: the Game object when not the registered one (a players' deck)."""
     from coffeetable.core.record import GameRecord
     from coffeetable.core.registry import find_game
 
-    state = find_game(game).new_initial_state(len(names), seed, {})
-    record = GameRecord(game=game, seats=list(names), seed=seed, options={})
+    state = (played or find_game(game)).new_initial_state(len(names), seed, {})
+    options = {k: v for k, v in state.options.items() if played and k.endswith("_sha256")}
+    record = GameRecord(game=game, seats=list(names), seed=seed, options=options)
     rng = random.Random(seed)
     while not state.is_over():
         seat = min(state.current_seats())

@@ -10,6 +10,7 @@ import secrets
 import threading
 import time
 from collections.abc import Iterator
+from importlib import resources
 from typing import Any
 
 import httpx
@@ -65,6 +66,40 @@ def wait_done(player: Player, table_id: str, timeout: float = 120) -> dict[str, 
             return answer
         time.sleep(0.3)
     raise AssertionError(f"the review did not end: {seen[-5:]}")
+
+
+def test_a_game_on_a_players_deck_is_reviewed_on_that_deck(server: ServerProcess) -> None:
+    """The review replays the record, and its jobs analyse the moves, on the card file the
+    table was played with (the registered game refuses that record's options)."""
+    from coffeetable.games.coffee_rush import CoffeeRushGame
+    from coffeetable.games.coffee_rush.cards import parse_cards
+
+    owner = Player(server)
+    assert owner.register(f"Deck{secrets.token_hex(3)}").status_code == 200
+    default = resources.files("coffeetable.games.coffee_rush").joinpath("data/cards.toml")
+    text = default.read_text(encoding="utf-8").replace(
+        'name = "Coffee Rush (public reconstruction)"', 'name = "reviewed cards"'
+    )
+    r = owner.http.post(
+        "/api/decks?game=coffee-rush&visibility=private",
+        content=text.encode(),
+        headers={"Content-Type": "text/plain"},
+    )
+    assert r.status_code == 201, r.text
+    sha = r.json()["sha256"]
+    stored = owner.http.get(f"/api/decks/{sha}/file").content
+    played = CoffeeRushGame(parse_cards(stored, "stored"))
+    record = finished_record("coffee-rush", ("Ana", "Bo"), 7, played=played)
+    assert record["options"]["cards_sha256"] == sha
+    table_id = imported(owner, record)
+    r = owner.http.post(f"/api/tables/{table_id}/review", json={"budget": "quick"})
+    assert r.status_code == 202, r.text
+    done = wait_done(owner, table_id)
+    moves = done["review"]["moves"]
+    assert moves and all(m["loss"] >= 0 for m in moves)
+    # every decision of the game on that card file was analysed
+    found = list(decisions(GameRecord.from_json(record), played))
+    assert [m["index"] for m in moves] == [d.index for d in found]
 
 
 def test_a_finished_game_is_reviewed_once_and_shown_to_whoever_may_read_it(
