@@ -124,10 +124,9 @@ def test_hovering_an_icon_explains_it(
         _play_now(c, "cafe")
         page.wait_for_selector("#draft [data-action]")
         for selector in CAFE_ICONS:
-            found = page.locator(selector)
-            assert found.count(), selector
-            for i in range(found.count()):
-                assert found.nth(i).get_attribute("data-tip"), (selector, i)
+            # read at one moment: a bot's move may redraw the table between two reads
+            tips = page.eval_on_selector_all(selector, "els => els.map(e => e.dataset.tip)")
+            assert tips and all(tips), (selector, tips)
         _hover_says(c, page.locator("#round"), lang)
         cell = page.locator("[data-area='0'] .cell-cup").first
         shown = _hover_says(c, cell, lang)
@@ -141,10 +140,9 @@ def test_hovering_an_icon_explains_it(
         _play_now(c, "coffee-rush")
         page.wait_for_selector("#rush-board .square.legal")
         for selector in RUSH_ICONS:
-            found = page.locator(selector)
-            assert found.count(), selector
-            for i in range(found.count()):
-                assert found.nth(i).get_attribute("data-tip"), (selector, i)
+            # read at one moment: a bot's move may redraw the table between two reads
+            tips = page.eval_on_selector_all(selector, "els => els.map(e => e.dataset.tip)")
+            assert tips and all(tips), (selector, tips)
         _hover_says(c, page.locator("#start-token"), lang)
         _hover_says(c, page.locator("[data-player='0'] [data-stat='penalties']"), lang)
         _hover_says(c, page.locator("[data-player='0'] .counter-no").nth(3), lang)
