@@ -122,6 +122,7 @@ def test_ending_a_coffee_rush_turn_with_a_serve_available_is_flagged() -> None:
 
 
 # ==== bot moves ===============================================================================
+@pytest.mark.slow  # 20 s: two whole games reviewed
 def test_a_game_of_bot_moves_gets_small_losses() -> None:
     """The greedy bot's own game, reviewed against it: no mistake; a game of random moves
     gets many (every fifth, third decision of seat 0 of each)."""

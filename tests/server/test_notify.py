@@ -324,10 +324,24 @@ def test_realtime_tables_show_the_time_left(site: Site) -> None:
 
 
 # ==== notifications on the user channel ==========================================================
+def _wait_my_move(player: Player, table_id: str, mine: bool, timeout: float = 10) -> None:
+    """Wait until `player`'s "my games" says whether it is their move at `table_id`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        games = player.http.get("/api/me/games").json()
+        if [g["your_move"] for g in games if g["id"] == table_id] == [mine]:
+            return
+        assert time.monotonic() < deadline, games
+        time.sleep(0.05)
+
+
 def test_the_user_channel_says_your_move_at_any_table(site: Site) -> None:
     server = site.server
     ana, bo = person(server, "Ana"), person(server, "Bo")
     table = cafe_table(bo, ana)  # Bo's move first
+    # the notifier stores whose move it is off the moves' path: let Ana's first turn (if she
+    # had one at the set-up) be stored before her channel's welcome reads it
+    _wait_my_move(ana, table["id"], False)
     channel = UserSocket(server, ana.token)  # Ana in the lobby, at no table
     assert channel.welcome["your_move"] == []
     play_until_turn_passes(bo, table["id"])

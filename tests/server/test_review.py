@@ -217,6 +217,7 @@ def test_workers_take_bot_decisions_then_hints_then_reviews() -> None:
     worker.redis.delete(*STREAMS)
 
 
+@pytest.mark.slow  # 30 s: a whole review decision through Redis and a real worker
 def test_a_review_decision_goes_through_the_redis_queue() -> None:
     """A node's RedisJobs queues a decision on the review stream; a worker answers it with
     the review the library makes. (The node's side runs on its own event loop in a thread,
