@@ -8,7 +8,7 @@ Plays Café games with the bots (game g: bot `bots[g % len(bots)]` in every seat
 the step ended its turn, its part of a round: the positions a bot compares), the features `coffeetable.bots.learned.cafe_features` gives from that seat's own
 information, and the game's outcome for it: its final score, its margin over the best other
 seat and its share of the win (solo: margin 0, win 1). The file (numpy .npz, compressed)
-holds `x` (positions x features, float32), `final`, `margin`, `win`, `game` (the deal), `seat`,
+holds `x` (positions x features, float32), the `command` that began it, `final`, `margin`, `win`, `game` (the deal), `seat`,
 `round`, `players`, `turn_end`, the feature names, the bots, the deck's sha256 and each deal's bot.
 
 Resumable: with an existing `--out`, the deals already in it are skipped and the new games
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import time
 from collections.abc import Iterator
@@ -143,6 +144,12 @@ def main(argv: list[str] | None = None) -> None:
         "features": np.asarray(CAFE_FEATURES),
         "bots": np.asarray(specs),
         "deck_sha256": np.asarray(deck_sha256(probe) or ""),
+        # how the file was begun (a resumed run keeps the first command)
+        "command": np.asarray(
+            shlex.join(
+                ["python3", "benchmarks/selfplay.py", *(argv if argv is not None else sys.argv[1:])]
+            )
+        ),
     }
     data = load(args.out) if os.path.exists(args.out) else None
     done: set[int] = set()

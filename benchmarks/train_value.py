@@ -28,12 +28,12 @@ import datetime
 import json
 import pathlib
 import shlex
-import subprocess
 import sys
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from _provenance import commit
 
 from coffeetable.bots.learned import CAFE_FEATURES, ValueModel
 
@@ -63,6 +63,7 @@ def read(paths: list[str], players: set[int], turn_ends_only: bool) -> dict[str,
     out["deck_sha256"] = sha
     out["bots"] = sorted({str(b) for p in parts for b in p["bots"]})
     out["deals"] = len({int(g) for g in out["game"]})
+    out["commands"] = [str(p["command"]) for p in parts if "command" in p]
     return out
 
 
@@ -149,15 +150,6 @@ def rmse(pred: Array, y: Array) -> float:
 
 def by_round(pred: Array, y: Array, rounds: npt.NDArray[np.int32]) -> dict[int, float]:
     return {int(r): round(rmse(pred[rounds == r], y[rounds == r]), 3) for r in np.unique(rounds)}
-
-
-def commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True, cwd=MODELS
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -271,6 +263,7 @@ def main(argv: list[str] | None = None) -> None:
         f'deck_sha256 = "{data["deck_sha256"]}"',
         f"players = {sorted(players)}",
         f"games = {data['deals']}",
+        f"selfplay = {json.dumps(data['commands'], ensure_ascii=False)}",
         f"positions = {len(y)}",
         f"bots = {json.dumps(data['bots'])}",
         f'date = "{datetime.date.today().isoformat()}"',
