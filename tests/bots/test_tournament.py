@@ -305,3 +305,35 @@ def test_round_robin_errors(bots: list[str], games: int, players: int, words: st
 def test_round_robin_cafe_needs_two_seats() -> None:
     with pytest.raises(DataError, match="2 to 4"):
         round_robin(find_game("cafe"), ["random", "random"], 1, players=1)
+
+
+def test_published_ratings_have_their_provenance() -> None:
+    """bot-ratings.json (benchmarks/bot_elo.py --write): for each game, every level's rating
+    and how it was measured; `published_ratings` reads the ratings, rounded."""
+    import json
+    from importlib import resources
+
+    from coffeetable.bots.tournament import MAX_SHOWN_CI95, PUBLISHED_RATINGS, published_ratings
+
+    data = json.loads(
+        resources.files("coffeetable.bots.data").joinpath(PUBLISHED_RATINGS).read_text("utf-8")
+    )
+    ratings = published_ratings(max_ci95=None)
+    assert set(ratings) == set(data["games"]) and set(ratings) <= {"cafe", "coffee-rush"}
+    assert ratings
+    # players are shown only the ratings measured closely enough
+    shown = published_ratings()
+    for game, table in data["games"].items():
+        assert shown[game] == {
+            b: round(row["elo"])
+            for b, row in table["bots"].items()
+            if row["ci95"] <= MAX_SHOWN_CI95
+        }
+    for game, table in data["games"].items():
+        for key in ("command", "commit", "date", "players", "games_per_pair", "anchor", "pairs"):
+            assert key in table, (game, key)
+        anchor = table["anchor"]
+        assert table["bots"][anchor["bot"]]["elo"] == anchor["rating"]
+        assert ratings[game] == {b: round(row["elo"]) for b, row in table["bots"].items()}
+        for spec in ("random", "greedy", "ismcts:easy", "ismcts:medium", "ismcts:hard"):
+            assert spec in ratings[game], (game, spec)

@@ -11,6 +11,7 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
+from coffeetable.bots.tournament import published_ratings
 from coffeetable.core.record import GameRecord
 from coffeetable.core.registry import find_game
 from tests.server.live import Player, ServerProcess, play_out
@@ -233,6 +234,9 @@ def test_openapi_and_protocol_schema(server: ServerProcess) -> None:
     assert {"act", "undo", "sync", "ping"} <= set(json.dumps(schema).replace('"', " ").split())
     games = httpx.get(f"{server.url}/api/games").json()
     assert {g["name"] for g in games} == {"cafe", "coffee-rush"}
+    for g in games:  # the bots' published ratings, for the lobby's list of bots
+        published = published_ratings().get(g["name"], {})
+        assert g["bot_ratings"] == {b: elo for b, elo in published.items() if b in g["bots"]}
 
 
 def test_game_data_describes_the_default_cards(server: ServerProcess) -> None:

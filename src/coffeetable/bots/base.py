@@ -53,20 +53,44 @@ BOT_NAMES = ("random", "greedy", "ismcts")
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:
     """A bot from its name: `random`, `greedy`, `ismcts` (level medium), `ismcts:easy`,
-    `ismcts:hard`, or `ismcts:2.5s` / `ismcts:500i` for a time / iteration budget."""
+    `ismcts:hard`, or `ismcts:2.5s` / `ismcts:500i` for a time / iteration budget. A
+    `+learned` suffix (`greedy+learned`, `ismcts:hard+learned`) makes greedy and ISMCTS
+    judge complete turns by the newest learned value model of the game (`+learned=N`: its
+    version N) where one fits the game, its deck and its number of players; elsewhere they
+    play as without it (bots/learned.py)."""
     from coffeetable.bots.greedy import GreedyBot
     from coffeetable.bots.ismcts import IsmctsBot
     from coffeetable.bots.random_bot import RandomBot
 
-    name, _, level = spec.strip().lower().partition(":")
-    if name == "random" and not level:
+    label = spec.strip().lower()
+    body, plus, extra = label.partition("+")
+    name, _, level = body.partition(":")
+    learned = parse_learned(extra) if plus else None
+    if name == "random" and not level and not plus:
         return RandomBot(seed)
     if name == "greedy" and not level:
-        return GreedyBot(seed)
+        return GreedyBot(seed, learned=learned)
     if name == "ismcts":
-        return IsmctsBot(seed, parse_level(level or "medium"), label=spec.strip().lower())
+        return IsmctsBot(seed, parse_level(level or "medium"), label=label, learned=learned)
     raise DataError(
-        f"unknown bot {spec!r}; bots: random, greedy, ismcts[:easy|medium|hard|SECONDSs|ITERATIONSi]"
+        f"unknown bot {spec!r}; bots: random, greedy[+learned], "
+        "ismcts[:easy|medium|hard|SECONDSs|ITERATIONSi][+learned]"
+    )
+
+
+#: `learned` of a bot that uses the newest model (a version number names another one)
+NEWEST = 0
+
+
+def parse_learned(extra: str) -> int:
+    """The model version a `+learned` suffix asks for: NEWEST, or N for `learned=N`."""
+    if extra == "learned":
+        return NEWEST
+    head, _, number = extra.partition("=")
+    if head == "learned" and number.isdigit() and int(number) > 0:
+        return int(number)
+    raise DataError(
+        f"unknown bot option {extra!r}: learned, or learned=VERSION (such as learned=1)"
     )
 
 

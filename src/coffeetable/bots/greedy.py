@@ -19,7 +19,8 @@ from collections.abc import Hashable
 from typing import Any
 
 from coffeetable.bots.base import Limit
-from coffeetable.bots.heuristics import value
+from coffeetable.bots.heuristics import Evaluator, value
+from coffeetable.bots.learned import evaluator as learned_evaluator
 from coffeetable.core.game import Action, State
 
 MAX_DEPTH = 40
@@ -208,12 +209,29 @@ def _split_turns(
     return out, expanded
 
 
+#: with a learned value (`greedy+learned`): the beam keeps this many partial turns a depth
+#: and the best complete turn of up to as many first steps is re-ranked by the model
+RERANK = 12
+
+
 class GreedyBot:
     name = "greedy"
 
-    def __init__(self, seed: int | None = None, width: int = WIDTH, split: int = 0) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        width: int = WIDTH,
+        split: int = 0,
+        learned: int | None = None,
+    ) -> None:
         self.rng = random.Random(seed)
         self.width = width
+        #: the learned value model's version (0: the newest), or None for none
+        # (bots/learned.py); with one that fits the game, the beam's complete turns are ranked
+        # by it: only whole turns, so the search cannot exploit the fit's errors step by step
+        self.learned = learned
+        if learned is not None:
+            self.name = "greedy+learned"
         # a beam for each first step where there are at most `split` (best_turns): stronger
         # in solo Café (24.9 against 22.0 over 40 deals) at about 2.5 times the time; the
         # `greedy` of make_bot keeps one beam, the baseline the figures of docs/bots.md use
@@ -228,13 +246,40 @@ class GreedyBot:
         start = time.perf_counter()
         if len(legal) == 1:
             return legal[0], {"forced": True, "value": None, "expanded": 0, "seconds": 0.0}
-        turns, expanded = best_turns(
-            state.resample_hidden(seat, self.rng), seat, self.width, split=self.split
-        )
+        evaluate = learned_evaluator(state, self.learned) if self.learned is not None else None
+        root = state.resample_hidden(seat, self.rng)
+        if evaluate is None:
+            turns, expanded = best_turns(root, seat, self.width, split=self.split)
+        else:
+            turns, expanded = best_turns(
+                root, seat, max(self.width, RERANK), keep=RERANK, split=self.split
+            )
+            turns = rerank(root, seat, turns, evaluate)
         v, steps = turns[0]
-        return steps[0], {
+        info: dict[str, Any] = {
             "value": v,
             "plan": [a.notation() for a in steps],
             "expanded": expanded,
             "seconds": time.perf_counter() - start,
         }
+        if evaluate is not None:
+            info["learned"] = True
+        return steps[0], info
+
+
+def rerank(
+    root: State,
+    seat: int,
+    turns: list[tuple[float, tuple[Action, ...]]],
+    evaluate: Evaluator,
+) -> list[tuple[float, tuple[Action, ...]]]:
+    """The turns judged by `evaluate` at the positions they end in (less STEP_COST a step
+    after the first, as the beam counts them), best first; equal ones keep their order."""
+    judged = []
+    for _, steps in turns:
+        end = root.clone()
+        for action in steps:
+            end.apply_unchecked(seat, action)
+        judged.append((evaluate(end, seat) - STEP_COST * (len(steps) - 1), steps))
+    judged.sort(key=_EVALUATION, reverse=True)
+    return judged

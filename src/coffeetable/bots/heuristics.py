@@ -429,11 +429,12 @@ def value(state: State, seat: int) -> float:
     return EVALUATORS[state.game.info.name](state, seat)
 
 
-def rewards(state: State) -> list[float]:
+def rewards(state: State, evaluate: Evaluator | None = None) -> list[float]:
     """Each seat's reward in [0, 1]: solo, a logistic of the (estimated) score around 20
     points, 4 points wide; otherwise the win
     share once the game is over, and before that a logistic of the lead over the best
-    opponent, on the game's scale."""
+    opponent, on the game's scale. Scores are estimated by `evaluate` (a learned value)
+    if given, else by `value`."""
     name = state.game.info.name
     n = state.num_players
     if state.is_over():
@@ -448,7 +449,7 @@ def rewards(state: State) -> list[float]:
             win = (1.0 / len(winners)) if i in winners else 0.0
             out.append(0.7 * win + 0.3 * _logistic(lead / scale))
         return out
-    values = [value(state, i) for i in range(n)]
+    values = [(evaluate or value)(state, i) for i in range(n)]
     if n == 1:
         return [_logistic((values[0] - SOLO_CENTRE) / SOLO_SPREAD)]
     scale = SCALES.get(name, 5.0)

@@ -55,7 +55,8 @@ from coffeetable.bots.greedy import (
     best_turns,
     turn_over,
 )
-from coffeetable.bots.heuristics import ROLLOUT_POLICIES, RolloutPolicy, rewards, value
+from coffeetable.bots.heuristics import ROLLOUT_POLICIES, Evaluator, RolloutPolicy, rewards, value
+from coffeetable.bots.learned import evaluator as learned_evaluator
 from coffeetable.core.game import Action, State
 
 EXPLORATION = 0.15  # UCB constant; rewards are in [0, 1] and good and bad moves differ by ~0.05-0.1
@@ -154,7 +155,15 @@ class IsmctsBot:
         rollouts: bool = True,
         macros: int = MACROS,
         root_turns: int = ROOT_TURNS,
+        learned: int | None = None,
     ) -> None:
+        #: the learned value model's version (0: the newest), or None for none
+        #: (bots/learned.py). With one that fits the game (Café), the positions the root's
+        #: turns end in and those the sweeps reach are judged by it, and the arms are the
+        #: turns it ranks best of those the beam finds; the beam itself keeps the hand-written
+        #: evaluation, so the model only compares whole turns
+        self.learned = learned
+        self._evaluate: Evaluator | None = None
         self.macros = macros
         self.root_turns = max(root_turns, macros)
         self.rollouts = rollouts
@@ -195,6 +204,9 @@ class IsmctsBot:
             raise ValueError(f"seat {seat} has no legal action now")
         limit = limit or self.limit
         start = time.perf_counter()
+        self._evaluate = (
+            learned_evaluator(state, self.learned) if self.learned is not None else None
+        )
         plan = self.plans.pop(seat, ())
         if len(legal) == 1:
             if plan[:1] == (legal[0],) and len(plan) > 1:  # the plan goes on past this step
@@ -330,7 +342,7 @@ class IsmctsBot:
                 depth += 1
             if policy is not None and not d.is_over():
                 _finish_turn(d, min(d.current_seats()), policy)
-            result = rewards(d)
+            result = rewards(d, self._evaluate)
             for n in path:
                 n.visits += 1
                 n.total += result[n.mover]
@@ -357,6 +369,7 @@ class IsmctsBot:
         # turns that differ
         arms: list[_Node] = []
         ends: set[Hashable] = set()
+        evaluate = self._evaluate
         for v, steps in turns:
             after = first.clone()
             for action in steps:
@@ -365,15 +378,20 @@ class IsmctsBot:
             if end in ends:  # two runs' turns from different first steps end alike
                 continue
             ends.add(end)
-            arms.append(_arm(seat, steps, v, after))
-            if len(arms) == self.macros:
+            if evaluate is not None:  # every turn found is judged by the model
+                v = evaluate(after, seat) - STEP_COST * (len(steps) - 1)
+            arms.append(_arm(seat, steps, v, after, evaluate))
+            if len(arms) == self.macros and evaluate is None:
                 break
+        if evaluate is not None:  # the model's best `macros` turns, best first
+            arms.sort(key=lambda a: a.prior, reverse=True)
+            del arms[self.macros :]
         # only in the last turn, where the plan is judged by its exact final score: before
         # it, a seventh arm made every sweep a sixth dearer (docs/bots.md)
         if plan and recall:
-            found = _recall(first, seat, plan)
+            found = _recall(first, seat, plan, evaluate)
             if found is not None and found[1].search_key() not in ends:
-                arms.append(_arm(seat, plan, *found))
+                arms.append(_arm(seat, plan, *found, evaluate))
                 # the arms stay in the order of their evaluations (the last turn, and a
                 # search with no complete sweep, take the first)
                 arms.sort(key=lambda a: a.prior, reverse=True)
@@ -403,6 +421,7 @@ class IsmctsBot:
         each arm's own evaluation counts as PRIOR_SWEEPS sweeps beside them."""
         rng = self.rng
         solo = state.num_players == 1
+        evaluate = self._evaluate
         sums = [0.0] * len(arms)
         rewards_sum = [0.0] * len(arms)
         sweeps = iterations = depth_sum = 0
@@ -424,8 +443,8 @@ class IsmctsBot:
                     break
                 depth_sum += played
                 iterations += 1
-                reward = rewards(after)[seat]
-                results.append((value(after, seat) if solo else reward, reward))
+                reward = rewards(after, evaluate)[seat]
+                results.append(((evaluate or value)(after, seat) if solo else reward, reward))
                 # a sweep that cannot complete in time is given up as soon as that is
                 # clear: at the mean time of its arms so far, all but one of the arms left
                 # would already end past the deadline
@@ -463,18 +482,22 @@ def _ends_game(state: State, seat: int, steps: tuple[Action, ...]) -> bool:
     return end.is_over()
 
 
-def _arm(seat: int, steps: tuple[Action, ...], v: float, end: State) -> _Node:
-    """A root arm: `seat`'s whole turn `steps`, evaluated `v` by the beam, ending in `end`;
-    it starts as PRIOR_VISITS visits worth the reward there."""
+def _arm(
+    seat: int, steps: tuple[Action, ...], v: float, end: State, evaluate: Evaluator | None = None
+) -> _Node:
+    """A root arm: `seat`'s whole turn `steps`, evaluated `v` by the beam (or the learned
+    `evaluate`), ending in `end`; it starts as PRIOR_VISITS visits worth the reward there."""
     arm = _Node(seat)
     arm.macro = steps
     arm.visits = PRIOR_VISITS
-    arm.total = PRIOR_VISITS * rewards(end)[seat]
+    arm.total = PRIOR_VISITS * rewards(end, evaluate)[seat]
     arm.prior = v
     return arm
 
 
-def _recall(state: State, seat: int, plan: tuple[Action, ...]) -> tuple[float, State] | None:
+def _recall(
+    state: State, seat: int, plan: tuple[Action, ...], evaluate: Evaluator | None = None
+) -> tuple[float, State] | None:
     """The planned rest of `seat`'s turn, if it still is one from `state` (each step legal
     in turn, and the turn over after the last): its evaluation (as the beam's, with the
     cost of its steps) and the position it ends in; None if it is not."""
@@ -486,7 +509,7 @@ def _recall(state: State, seat: int, plan: tuple[Action, ...]) -> tuple[float, S
         after.apply_unchecked(seat, action)
     if not turn_over(after, seat, round_number):
         return None
-    return value(after, seat) - STEP_COST * (len(plan) - 1), after
+    return (evaluate or value)(after, seat) - STEP_COST * (len(plan) - 1), after
 
 
 def _best_of_runs(

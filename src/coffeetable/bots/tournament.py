@@ -13,10 +13,13 @@ inverse of the observed information (the curvature of the log-likelihood at the 
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any
 
 from coffeetable.bots.base import make_bot
@@ -24,6 +27,9 @@ from coffeetable.core.errors import DataError
 from coffeetable.core.game import Game
 
 LN10_400 = math.log(10) / 400
+#: the bot levels' ratings on the server's Elo scale, per game, with their provenance
+#: (benchmarks/bot_elo.py writes it; docs/bots.md, "Bot levels on the rating scale")
+PUBLISHED_RATINGS = "bot-ratings.json"
 
 
 @dataclass
@@ -245,3 +251,31 @@ def _inverse(a: list[list[float]]) -> list[list[float]] | None:
             return None
         columns.append(col)
     return [[columns[c][r] for c in range(m)] for r in range(m)]
+
+
+#: A rating is shown to players only when its 95 % interval is at most this wide (Elo): a
+#: small run (a few games a pair) orders the levels only roughly, and a player choosing an
+#: opponent should not be told "easy ≈ 1750, medium ≈ 1610".
+MAX_SHOWN_CI95 = 100.0
+
+
+@functools.cache
+def published_ratings(max_ci95: float | None = MAX_SHOWN_CI95) -> dict[str, dict[str, int]]:
+    """The bots' published ratings, per game: {game: {bot spec: Elo, rounded}}, those whose
+    95 % interval is at most `max_ci95` wide (None: all). Empty when the file is missing or
+    unreadable: a server shows no rating then."""
+    try:
+        text = (
+            resources.files("coffeetable.bots.data").joinpath(PUBLISHED_RATINGS).read_text("utf-8")
+        )
+        data = json.loads(text)
+        return {
+            game: {
+                bot: round(float(entry["elo"]))
+                for bot, entry in table["bots"].items()
+                if max_ci95 is None or float(entry["ci95"]) <= max_ci95
+            }
+            for game, table in data["games"].items()
+        }
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}

@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.staticfiles import StaticFiles
 
+from coffeetable.bots.tournament import published_ratings
 from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.record import GameRecord
 from coffeetable.core.registry import find_game, game_names
@@ -456,7 +457,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # ---- games and the lobby ------------------------------------------------------------------
     @app.get("/api/games", tags=["lobby"])
     async def games() -> list[dict[str, Any]]:
-        """The games, their player counts and options, and the bots a seat may hold."""
+        """The games, their player counts and options, the bots a seat may hold, and the
+        ratings of those bots on the Elo scale (`bot_ratings`: measured by
+        benchmarks/bot_elo.py; a bot without one is not listed there)."""
         out = []
         for name in game_names():
             info = find_game(name).info
@@ -470,6 +473,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     "options": dict(info.options_help),
                     "default_options": find_game(name).normalize_options({}),
                     "bots": list(SEAT_BOTS),
+                    # each bot's rating on the Elo scale, where measured (bots/tournament.py)
+                    "bot_ratings": {
+                        bot: elo
+                        for bot, elo in published_ratings().get(info.name, {}).items()
+                        if bot in SEAT_BOTS
+                    },
                 }
             )
         return out

@@ -273,7 +273,7 @@ export function lobbyView() {
         ? h("select", {
           class: "seat-bot", "aria-label": t("create.bot_level"),
           onchange: (e) => { seat.bot = e.target.value; },
-        }, (info.bots || []).map((b) => h("option", { value: b, selected: seat.bot === b }, botName(b))))
+        }, (info.bots || []).map((b) => h("option", { value: b, selected: seat.bot === b }, botLabel(info, b))))
         : h("span", { class: "muted" }, index === firstPerson ? t("create.you") : t("create.open_seat")),
       st.seats.length > info.min_players && st.seats.length > 1
         ? button("✕", () => { st.seats.splice(index, 1); renderCreate(); },
@@ -444,4 +444,10 @@ export function lobbyView() {
     },
     relabel() { intro.relabel(); chat.render(); renderAll(); if (myGames) myGames.render(); },
   };
+}
+
+/** A bot's name in the seat list, with its rating on the Elo scale where it was measured. */
+function botLabel(info, bot) {
+  const elo = (info.bot_ratings || {})[bot];
+  return elo === undefined ? botName(bot) : t("create.bot_rated", { name: botName(bot), elo });
 }

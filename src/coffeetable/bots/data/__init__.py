@@ -1,0 +1,1 @@
+"""Data files of the bots: the levels' published ratings (bot-ratings.json)."""
