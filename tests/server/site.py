@@ -8,6 +8,7 @@ COFFEETABLE_REQUIRE_SITE=1 (as in .ci/run), which makes that a failure."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import shutil
@@ -15,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -255,6 +257,18 @@ class Site:
             worker.start()
         self.nginx.start()
         return self
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[Site]:
+        """The site started, and stopped at the end; no node or worker may have logged a
+        traceback meanwhile (a test module's fixture)."""
+        self.start()
+        try:
+            yield self
+        finally:
+            logs = self.logs()
+            self.stop()
+            assert "Traceback" not in logs, logs[-8000:]
 
     def kill_node(self, index: int) -> None:
         """kill -9 a node."""

@@ -23,13 +23,8 @@ pytestmark = pytest.mark.server
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     folder = tmp_path_factory.mktemp("site")
-    running = Site(Path(folder)).start()
-    try:
+    with Site(Path(folder)).running() as running:
         yield running
-    finally:
-        logs = running.logs()
-        running.stop()
-        assert "Traceback" not in logs, logs[-8000:]
 
 
 def _moves(socket: Socket) -> list[tuple[int, int, str]]:
