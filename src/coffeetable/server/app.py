@@ -1098,14 +1098,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return out
 
     # chat history, mute and block, reports, admins (chat_routes.py)
-    add_chat_routes(app, RouteHelpers(current_user, require_user, _readable, errors, too_many))
+    helpers = RouteHelpers(current_user, require_user, _readable, errors, too_many)
+    add_chat_routes(app, helpers)
     # presence, "my games", notifications (notify_routes.py)
     install_notify_routes(app, errors)
     # players' decks and their calibration (deck_routes.py)
-    install_deck_routes(app, RouteHelpers(current_user, require_user, _readable, errors, too_many))
-
+    install_deck_routes(app, helpers)
     # game reviews (review_routes.py)
-    add_review_routes(app, RouteHelpers(current_user, require_user, _readable, errors, too_many))
+    add_review_routes(app, helpers)
 
     # the browser client: static files, no build step (src/coffeetable/web/static)
     app.mount("/", StaticFiles(directory=WEB_ROOT, html=True, check_dir=False), name="web")

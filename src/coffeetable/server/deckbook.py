@@ -23,9 +23,9 @@ from coffeetable.core.errors import DataError
 from coffeetable.core.game import Game
 from coffeetable.core.registry import find_game
 from coffeetable.games.cafe import CafeGame
-from coffeetable.games.cafe.deck import DeckReading, parse_deck
+from coffeetable.games.cafe.deck import DeckReading, deck_of
 from coffeetable.games.coffee_rush import CoffeeRushGame
-from coffeetable.games.coffee_rush.cards import CardsReading, parse_cards
+from coffeetable.games.coffee_rush.cards import CardsReading, cards_of
 from coffeetable.games.datafiles import FileReading, read_text
 from coffeetable.server.storage import Storage
 
@@ -130,19 +130,22 @@ def build(game_name: str, text: str) -> LoadedDeck:
     """The game on a deck file's text (DataError if it is not a valid file for that game),
     cached by its SHA-256."""
     raw = text.encode("utf-8")
-    cached = _cached(hashlib.sha256(raw).hexdigest())
+    sha = hashlib.sha256(raw).hexdigest()
+    cached = _cached(sha)
     if cached is not None and cached.game_name == game_name:
         return cached
-    file = read_text(game_name, raw, "stored deck")
+    if game_name not in ("cafe", "coffee-rush"):
+        raise DataError(f"{game_name!r} is not played with deck files")
+    source = f"stored {'deck' if game_name == 'cafe' else 'cards'} {sha[:12]}"
+    file = read_text(game_name, raw, source)
     if file.text != text:
         raise DataError("a stored deck file must be in canonical form")
+    # the file as read once: the game is made from that reading
     game: Game
-    if game_name == "cafe":
-        game = CafeGame(parse_deck(raw, "stored deck " + file.sha256[:12]))
-    elif game_name == "coffee-rush":
-        game = CoffeeRushGame(parse_cards(raw, "stored cards " + file.sha256[:12]))
+    if isinstance(file.reading, DeckReading):
+        game = CafeGame(deck_of(file.reading, file.sha256, source))
     else:
-        raise DataError(f"{game_name!r} is not played with deck files")
+        game = CoffeeRushGame(cards_of(file.reading, file.sha256, source))
     return _remember(LoadedDeck(file.sha256, game_name, game, text, facts_of(file)))
 
 

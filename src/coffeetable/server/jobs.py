@@ -378,15 +378,15 @@ class RedisJobs(Jobs):
 
 # ==== the worker ==============================================================================
 def _answer(job: dict[str, Any]) -> dict[str, Any]:
-    if job.get("kind") == "calibrate":
-        try:
-            figures = calibrate_deck(job["game"], job.get("deck"), job.get("plan") or {})
-        except Exception as exc:  # a deck that fails to play: say so, do not crash
-            log.exception("calibration job %s failed", job.get("id"))
-            return {"id": job.get("id"), "ok": False, "error": f"{type(exc).__name__}: {exc}"}
-        return {"id": job["id"], "ok": True, "figures": figures}
+    """A job's answer: a deck's calibration figures, a review of a decision, or a bot's move
+    and plan; a job that fails (a deck that fails to play, a bot that fails on a position)
+    is answered with its error, and the worker carries on."""
+    kind = job.get("kind")
     try:
-        if job.get("kind") == "review":
+        if kind == "calibrate":
+            figures = calibrate_deck(job["game"], job.get("deck"), job.get("plan") or {})
+            return {"id": job["id"], "ok": True, "figures": figures}
+        if kind == "review":
             return {"id": job["id"], "ok": True, "review": review_decision(job)}
         text, plan = choose_move(
             job["game"],
@@ -397,8 +397,8 @@ def _answer(job: dict[str, Any]) -> dict[str, Any]:
             job["plan"],
             job.get("deck"),
         )
-    except Exception as exc:  # the bot failed on this position: say so, do not crash
-        log.exception("job %s failed", job.get("id"))
+    except Exception as exc:
+        log.exception("%s job %s failed", kind or "bot", job.get("id"))
         return {"id": job.get("id"), "ok": False, "error": f"{type(exc).__name__}: {exc}"}
     return {"id": job["id"], "ok": True, "text": text, "plan": plan}
 

@@ -325,14 +325,19 @@ def read_deck_data(data: dict[str, Any], source: str) -> DeckReading:
 
 def parse_deck(raw: bytes, source: str) -> Deck:
     """Parse and validate a deck file; raise DeckError listing every problem found."""
-    reading = read_deck(raw, source)
+    return deck_of(read_deck(raw, source), hashlib.sha256(raw).hexdigest(), source)
+
+
+def deck_of(reading: DeckReading, digest: str, source: str) -> Deck:
+    """The deck a reading of a file describes (`digest`: the file's sha256); raise
+    DeckError listing every problem the reading found."""
     if reading.problems:
         raise DeckError(source, list(reading.problems))
     return Deck(
         name=reading.name,
         version=reading.version,
         cards=tuple(card for _, card in reading.cards),
-        digest=hashlib.sha256(raw).hexdigest(),
+        digest=digest,
         source=source,
     )
 

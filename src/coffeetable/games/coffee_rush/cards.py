@@ -275,7 +275,12 @@ def read_cards_data(data: dict[str, Any], source: str) -> CardsReading:
 
 def parse_cards(raw: bytes, source: str) -> CardSet:
     """Parse and validate a card file; raise CardsError listing every problem found."""
-    reading = read_cards(raw, source)
+    return cards_of(read_cards(raw, source), hashlib.sha256(raw).hexdigest(), source)
+
+
+def cards_of(reading: CardsReading, digest: str, source: str) -> CardSet:
+    """The card set a reading of a file describes (`digest`: the file's sha256); raise
+    CardsError listing every problem the reading found."""
     if reading.problems:
         raise CardsError(source, list(reading.problems))
     return CardSet(
@@ -287,7 +292,7 @@ def parse_cards(raw: bytes, source: str) -> CardSet:
         board=reading.board,
         specialties=reading.specialties,
         drinks=tuple(d for _, d in reading.drinks),
-        digest=hashlib.sha256(raw).hexdigest(),
+        digest=digest,
         source=source,
     )
 
