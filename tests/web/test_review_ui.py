@@ -54,6 +54,15 @@ def test_a_finished_game_reviewed_graph_drawn_mistake_opened(
         mistakes = page.locator("#review-mistakes a")
         assert mistakes.count() == marks.count()
         client.screenshot(shots, "review-graph")
+        # Café positions said in rows and columns of the board each move was made on, as in
+        # the replay's log, never in the engine's coordinates ("at -1,2")
+        page.wait_for_function(
+            """() => [...document.querySelectorAll('#review-mistakes a')]
+                .every((a) => !/-?\\d+,-?\\d+/.test(a.textContent))""",
+            timeout=30_000,
+        )
+        texts = [mistakes.nth(i).inner_text() for i in range(mistakes.count())]
+        assert any("row" in text for text in texts), texts
         # a mistake opened: the replay goes there, the two boards side by side
         first = mistakes.first
         index = int(first.get_attribute("data-index") or "-1")

@@ -99,6 +99,16 @@ export function replayView(tableId, start = -1, reviewAtOnce = false) {
     if (list && current) list.scrollTop = current.offsetTop - list.offsetTop - list.clientHeight / 2;
   }
 
+  /** The replay after `k` moves, asked for once. */
+  async function replayAt(k) {
+    let data = cache.get(k);
+    if (!data) {
+      data = await api.replay(tableId, k);
+      cache.set(k, data);
+    }
+    return data;
+  }
+
   async function show(target) {
     target = Math.max(0, Math.min(total, target));
     const step = target === n + 1 ? log[n] : null; // one move forward: shown moving
@@ -106,11 +116,7 @@ export function replayView(tableId, start = -1, reviewAtOnce = false) {
     renderBar();
     const ticket = ++loading;
     try {
-      let data = cache.get(target);
-      if (!data) {
-        data = await api.replay(tableId, target);
-        cache.set(target, data);
-      }
+      const data = await replayAt(target);
       if (ticket !== loading) return;
       const before = shown;
       const old = step && before ? capture(renderer.el) : null;
@@ -129,7 +135,10 @@ export function replayView(tableId, start = -1, reviewAtOnce = false) {
   /** The review beside the replay: the stored one, or one asked for now. */
   async function openReview() {
     if (!review) {
-      review = createReview({ table, jump: (k) => show(k), renderers: RENDERERS[table.game] });
+      review = createReview({
+        table, jump: (k) => show(k), renderers: RENDERERS[table.game],
+        viewAt: async (k) => (await replayAt(k)).view,
+      });
       mount(reviewBox, review.el);
     }
     await review.start({ askNow: true });

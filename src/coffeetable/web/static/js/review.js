@@ -7,6 +7,7 @@ import { api, errorText } from "./api.js";
 import { seatName, soloLabel } from "./common.js";
 import { button, h, mount, s, stext } from "./dom.js";
 import { t } from "./i18n.js";
+import { inWords } from "./logview.js";
 import { logText } from "./say.js";
 
 const POLL_MS = 1500;
@@ -33,9 +34,11 @@ function whenText(move) {
 
 /**
  * The review panel of a finished table. `jump(n)` shows the replay after `n` moves;
- * `renderers()` loads the game's board renderer module (for the boards side by side).
+ * `renderers()` loads the game's board renderer module (for the boards side by side);
+ * `viewAt(n)` answers the public view after `n` moves (the replay's, cached there), so that
+ * a Café move's positions are said in rows and columns of the board it was made on.
  */
-export function createReview({ table, jump, renderers, budget = "quick" }) {
+export function createReview({ table, jump, renderers, viewAt = null, budget = "quick" }) {
   const el = h("section", { class: "card review", id: "review", "aria-live": "polite" });
   let review = null;
   let seat = 0;
@@ -45,9 +48,27 @@ export function createReview({ table, jump, renderers, budget = "quick" }) {
 
   const name = (i) => seatName(table.seats[i], i);
 
-  function say(move, which) {
-    const text = logText({ say: move[`${which}_say`], text: move[`${which}_text`] }, name(move.seat));
-    return text;
+  /** A move in words; with `view` (the board before it) Café positions as rows and columns. */
+  function say(move, which, view = null) {
+    const area = table.game === "cafe" ? view?.seats?.[move.seat]?.area : null;
+    const raw = move[`${which}_say`];
+    return logText({ say: area ? inWords(raw, area) : raw, text: move[`${which}_text`] }, name(move.seat));
+  }
+
+  /** The list's Café moves reworded once the boards they were made on are known. */
+  async function wordMistakes(list, mistakes) {
+    if (!viewAt || table.game !== "cafe") return;
+    for (const move of mistakes) {
+      let view;
+      try {
+        view = await viewAt(move.index);
+      } catch {
+        continue; // the engine's words stay
+      }
+      const link = list.isConnected && list.querySelector(`a[data-index="${move.index}"]`);
+      if (!link) return;
+      link.textContent = `${whenText(move)}: ${say(move, "played", view)}`;
+    }
   }
 
   function showStatus(answer) {
@@ -167,6 +188,8 @@ export function createReview({ table, jump, renderers, budget = "quick" }) {
             ` (${t(`review.kind.${m.grade}`)}, ${lossText(m.loss, unit)})`)))
         : h("p", { id: "review-no-mistakes" }, t("review.no_mistakes")),
       h("div", { class: "review-compare", id: "review-compare" }));
+    const list = el.querySelector("#review-mistakes");
+    if (list) wordMistakes(list, mistakes);
   }
 
   /** A mistake opened: the replay jumps to it, and the two boards are shown side by side. */
@@ -187,8 +210,8 @@ export function createReview({ table, jump, renderers, budget = "quick" }) {
     const module = await renderers();
     const unit = review.summaries.find((x) => x.seat === move.seat)?.unit || "VP";
     const sides = [
-      ["played", t("review.played"), say(move, "played")],
-      ["suggested", t("review.suggested"), say(move, "suggested")],
+      ["played", t("review.played"), say(move, "played", data.before)],
+      ["suggested", t("review.suggested"), say(move, "suggested", data.before)],
     ];
     opened = [];
     const columns = [];
