@@ -99,6 +99,7 @@ def _footprint(row: int, col: int, rotation: int) -> int:
 
 #: Action families: cells of one family that touch orthogonally form one group.
 _FAMILY = {kind: 1 for kind in BEAN_LIKE} | {CellKind.DRY: 2, CellKind.ROAST: 3}
+_SHOP = CellKind.SHOP
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,17 +151,19 @@ class _Footprints:
         cover, fits = bytearray(self.cover), set(self.fits)
         for (row, col), delta in cells:
             cell = (row + _OFF) * _SPAN + col + _OFF
-            for off in _CONTAINING_ALL:
+            if delta < COVERED // 2:  # a visible cell changed its cups: no footprint's fit
+                for off in _CONTAINING_ALL:
+                    cover[cell - off] += delta
+                continue
+            for off in _CONTAINING_ALL:  # a newly visible cell (plus or minus a cup)
                 key = cell - off
-                before = cover[key]
-                after = cover[key] = before + delta
-                if (_FITS_LO <= before < _FITS_HI) != (_FITS_LO <= after < _FITS_HI) and _PAIRS[
-                    key
-                ]:
-                    if _FITS_LO <= after < _FITS_HI:
-                        fits.add(key)
-                    else:
-                        fits.discard(key)
+                after = cover[key] = cover[key] + delta
+                # the footprint's visible cells went from one to two (it fits now) or from
+                # four to five (it no longer does)
+                if _FITS_LO <= after < _FITS_LO + COVERED and _PAIRS[key]:
+                    fits.add(key)
+                elif _FITS_HI <= after < _FITS_HI + COVERED:
+                    fits.discard(key)
         return _Footprints(cover, fits)
 
 
@@ -395,7 +398,7 @@ class BusinessArea:
                         to_warehouse[held[0]] += held[1]
                     else:
                         returned[held[0]] += held[1]
-                if old.kind is CellKind.SHOP:
+                if old.kind is _SHOP:
                     sid = shop_at.pop(pos)
                     shop = self.shops[sid]
                     if shop.available:
@@ -414,7 +417,7 @@ class BusinessArea:
                 self.cups += 1
             elif cell.kind is ship:
                 self.ships += 1
-            elif cell.kind is CellKind.SHOP:
+            elif cell.kind is _SHOP:
                 new_shop_cells.setdefault(cell.shop, []).append(pos)
             if delta:
                 pending.append((pos, delta))
