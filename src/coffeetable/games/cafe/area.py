@@ -517,9 +517,7 @@ class BusinessArea:
         """The bean-like action groups in order of their first cell: (first cell, the
         group's cells with their printed colour, -1 for a supply cell). Cached until the next
         placement."""
-        known: list[tuple[Pos, tuple[tuple[Pos, int], ...]]] | None = self.memo.get(
-            "bean_groups"
-        )
+        known: list[tuple[Pos, tuple[tuple[Pos, int], ...]]] | None = self.memo.get("bean_groups")
         if known is None:
             self._build_groups()
             known = self.memo["bean_groups"]

@@ -510,12 +510,12 @@ class CafeState(State):
         dry_src: dict[int, list[Pos]] = {}
         loaded_roasts: list[Pos] = []
         clearable: list[Pos] = []
-        for pos in sorted(cubes):
+        for pos, held in sorted(cubes.items()):
             kind = top[pos].kind
             if kind in BEAN_LIKE:
-                bean_src.setdefault(cubes[pos][0], []).append(pos)
+                bean_src.setdefault(held[0], []).append(pos)
             elif kind is _DRY:
-                dry_src.setdefault(cubes[pos][0], []).append(pos)
+                dry_src.setdefault(held[0], []).append(pos)
             elif kind is _ROAST:
                 loaded_roasts.append(pos)
             else:
@@ -569,10 +569,7 @@ class CafeState(State):
                     continue
                 if cell.kind is _BONUS and cubes.get(pos, (0, 0))[1] >= 2:
                     continue
-                if (
-                    cell.kind in (_BEAN, _BONUS)
-                    and player.pending_fill[cell.colour]
-                ):
+                if cell.kind in (_BEAN, _BONUS) and player.pending_fill[cell.colour]:
                     out.append(_FILLS[pos, -1])
         if self._supply_choice_pending(player):
             for pos in player.pending_supply:
@@ -600,25 +597,39 @@ class CafeState(State):
         can_start = player.ap > 0
         open_here = player.open_kind is kind
         groups = area.groups()
+        open_group, open_cells, open_colours = (
+            player.open_group,
+            player.open_cells,
+            player.open_colours,
+        )
+        items = list(sources.items())
+        # with one source cell per colour, the steps into an empty cell are the plain ones
+        colours = None if any(len(srcs) > 1 for _, srcs in items) else list(sources)
         for pos in area.cells_of(target_kind):
-            in_open = open_here and groups[pos] == player.open_group
             held = cubes.get(pos)
             if held is None:
                 into = plain[pos]
-                for colour, srcs in sources.items():
-                    if can_start or (
-                        in_open
-                        and pos not in player.open_cells
-                        and not (player.open_colours >> colour & 1)
-                    ):
+                if can_start:
+                    if colours is not None:
+                        out += map(into.__getitem__, colours)
+                        continue
+                    for colour, srcs in items:
                         out.append(into[colour])
                         if len(srcs) > 1:
-                            out.extend(made[pos, colour, s] for s in srcs)
-            elif in_open and pos in player.open_cells and held[0] in sources:
+                            out += [made[pos, colour, s] for s in srcs]
+                elif open_here and pos not in open_cells and groups[pos] == open_group:
+                    for colour, srcs in items:
+                        if not open_colours >> colour & 1:
+                            out.append(into[colour])
+                            if len(srcs) > 1:
+                                out += [made[pos, colour, s] for s in srcs]
+            elif (
+                open_here and pos in open_cells and held[0] in sources and groups[pos] == open_group
+            ):
                 srcs = sources[held[0]]
                 out.append(made[pos, held[0], None])
                 if len(srcs) > 1:
-                    out.extend(made[pos, held[0], s] for s in srcs)
+                    out += [made[pos, held[0], s] for s in srcs]
 
     def _deliveries(self, player: PlayerState, roast: Pos) -> list[CafeAction]:
         area = player.area
@@ -627,9 +638,7 @@ class CafeState(State):
             _DELIVERS[roast, shop.anchor] for shop in player.area.shops if shop.needs(colour) > 0
         ]
         out.extend(
-            _DELIVERS[roast, pos]
-            for pos in area.cells_of(_ESPRESSO)
-            if pos not in area.cubes
+            _DELIVERS[roast, pos] for pos in area.cells_of(_ESPRESSO) if pos not in area.cubes
         )
         out.append(_DELIVERS[roast, None])
         return out
