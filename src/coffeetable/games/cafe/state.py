@@ -194,7 +194,7 @@ class CafeState(State):
         state.rng.shuffle(companies)
         for seat in range(num_players):
             start = deck.start_card(companies[seat])
-            state.players.append(PlayerState(start.company or "", BusinessArea.starting(start)))
+            state.players.append(PlayerState(start.company or "", game.start_area(start)))
         state.master = state.rng.randrange(num_players)
         state._start_draft()
         return state
@@ -549,8 +549,10 @@ class CafeState(State):
                 if pos not in cubes and (supply[colour] if colour >= 0 else any_supply):
                     found.append((pos, anchor))
                     break
-        if len(found) > 1 and not (area.cells_of(_BONUS) or area.cells_of(_SUPPLY)):
-            found.sort()
+        if len(found) > 1:
+            kinds = area.kinds()  # (only the kinds the area shows)
+            if _BONUS not in kinds and _SUPPLY not in kinds:
+                found.sort()
         return [_PRODUCES[anchor] for _, anchor in found]
 
     def _supply_choice_pending(self, player: PlayerState) -> bool:
