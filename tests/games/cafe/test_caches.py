@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from coffeetable.games.cafe.area import COORD_LIMIT, FOOTPRINTS, BusinessArea
 from coffeetable.games.cafe.deck import BEAN_LIKE, CardSpec, CellKind, default_deck
+from coffeetable.games.cafe.game import CafeGame
 from coffeetable.games.cafe.observation import observation_tensor
 from coffeetable.games.cafe.state import CafeState
 from tests.games.cafe.conftest import GAME
@@ -151,6 +152,33 @@ def test_caches_match_a_fresh_recomputation(players: int, options: dict, seed: i
         play(copy, random.Random(rng.random()), 30, check_every=2)
         if not copy.is_over():
             check_state(copy)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 80))
+def test_new_games_start_from_fresh_areas_whatever_earlier_games_did(seed: int, steps: int) -> None:
+    """A game's business areas start as copies of one start area per start card, shared
+    with every earlier game of the same `CafeGame`: whatever those played (cubes, placed
+    cards, listings), a new game's areas are what its start card on an empty area gives."""
+    game = CafeGame()  # its own start areas
+    rng = random.Random(seed)
+    first = game.new_initial_state(4, seed % 1000)  # the four companies
+    play(first, rng, steps, check_every=steps)
+    for player in first.players:
+        player.area.legal_placements(NO_CUP_CARD)
+    again = game.new_initial_state(4, seed % 1000 + 1)
+    for player in again.players:
+        area = player.area
+        fresh = BusinessArea.starting(DECK.start_card(player.company))
+        assert (area.top, area.shop_at, area.cubes, area.shops, area.cards) == (
+            fresh.top,
+            fresh.shop_at,
+            fresh.cubes,
+            fresh.shops,
+            fresh.cards,
+        )
+        assert (area.cups, area.ships) == (fresh.cups, fresh.ships)
+        check_area(area)
 
 
 def test_a_copy_keeps_its_placements_when_the_original_places() -> None:

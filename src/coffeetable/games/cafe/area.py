@@ -99,6 +99,8 @@ def _footprint(row: int, col: int, rotation: int) -> int:
 
 #: Action families: cells of one family that touch orthogonally form one group.
 _FAMILY = {kind: 1 for kind in BEAN_LIKE} | {CellKind.DRY: 2, CellKind.ROAST: 3}
+_FAMILY_KINDS = tuple(_FAMILY.items())
+_SHOP = CellKind.SHOP
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,17 +152,19 @@ class _Footprints:
         cover, fits = bytearray(self.cover), set(self.fits)
         for (row, col), delta in cells:
             cell = (row + _OFF) * _SPAN + col + _OFF
-            for off in _CONTAINING_ALL:
+            if delta < COVERED // 2:  # a visible cell changed its cups: no footprint's fit
+                for off in _CONTAINING_ALL:
+                    cover[cell - off] += delta
+                continue
+            for off in _CONTAINING_ALL:  # a newly visible cell (plus or minus a cup)
                 key = cell - off
-                before = cover[key]
-                after = cover[key] = before + delta
-                if (_FITS_LO <= before < _FITS_HI) != (_FITS_LO <= after < _FITS_HI) and _PAIRS[
-                    key
-                ]:
-                    if _FITS_LO <= after < _FITS_HI:
-                        fits.add(key)
-                    else:
-                        fits.discard(key)
+                after = cover[key] = cover[key] + delta
+                # the footprint's visible cells went from one to two (it fits now) or from
+                # four to five (it no longer does)
+                if _FITS_LO <= after < _FITS_LO + COVERED and _PAIRS[key]:
+                    fits.add(key)
+                elif _FITS_HI <= after < _FITS_HI + COVERED:
+                    fits.discard(key)
         return _Footprints(cover, fits)
 
 
@@ -395,7 +399,7 @@ class BusinessArea:
                         to_warehouse[held[0]] += held[1]
                     else:
                         returned[held[0]] += held[1]
-                if old.kind is CellKind.SHOP:
+                if old.kind is _SHOP:
                     sid = shop_at.pop(pos)
                     shop = self.shops[sid]
                     if shop.available:
@@ -414,7 +418,7 @@ class BusinessArea:
                 self.cups += 1
             elif cell.kind is ship:
                 self.ships += 1
-            elif cell.kind is CellKind.SHOP:
+            elif cell.kind is _SHOP:
                 new_shop_cells.setdefault(cell.shop, []).append(pos)
             if delta:
                 pending.append((pos, delta))
@@ -437,13 +441,23 @@ class BusinessArea:
     def groups(self) -> dict[Pos, tuple[Pos, ...]]:
         """Cell -> its action group (sorted cells), for bean-like, dry and roast cells."""
         if self._groups is None:
-            self._groups = self._build_groups()
-        return self._groups
+            self._build_groups()
+        return self._groups  # type: ignore[return-value]
 
-    def _build_groups(self) -> dict[Pos, tuple[Pos, ...]]:
-        """One row-major pass with union-find: a cell joins the group of its upper and
-        left neighbours of the same family (the two are united when they differ)."""
-        top = self.top
+    def _build_groups(self) -> None:
+        """The action groups (`groups`) and the bean groups (`bean_groups`), in one
+        row-major pass with union-find over the cells of the three families (from `kinds`):
+        a cell joins the group of its upper and left neighbours of the same family (the two
+        are united when they differ)."""
+        kinds = self._kinds
+        if kinds is None:
+            kinds = self.kinds()
+        cells: list[tuple[Pos, int]] = []
+        for kind, fam in _FAMILY_KINDS:
+            found = kinds.get(kind)
+            if found is not None:
+                cells += [(pos, fam) for pos in found]
+        cells.sort()
         # per family cell: its box [family, members, parent box or None]; the previous
         # row's and this row's boxes by column
         boxes: list[list[Any]] = []
@@ -451,17 +465,13 @@ class BusinessArea:
         here: dict[int, list[Any]] = {}
         row = None
         left_col = left = None
-        for pos in sorted(top):
+        for pos, fam in cells:
             r, c = pos
             if r != row:
                 above = here if row is not None and r == row + 1 else {}
                 here = {}
                 row = r
                 left = None
-            fam = _FAMILY.get(top[pos].kind)
-            if fam is None:
-                left = None
-                continue
             up = above.get(c)
             if up is not None:
                 while up[2] is not None:
@@ -490,25 +500,27 @@ class BusinessArea:
             here[c] = left = box
             left_col = c
         out: dict[Pos, tuple[Pos, ...]] = {}
+        beans: list[tuple[Pos, tuple[tuple[Pos, int], ...]]] = []
+        top = self.top
         for box in boxes:
             if box[2] is None:
                 group = tuple(sorted(box[1]))
                 for pos in group:
                     out[pos] = group
-        return out
+                if box[0] == 1:
+                    beans.append((group[0], tuple([(pos, top[pos].colour) for pos in group])))
+        beans.sort()
+        self._groups = out
+        self.memo["bean_groups"] = beans
 
     def bean_groups(self) -> list[tuple[Pos, tuple[tuple[Pos, int], ...]]]:
         """The bean-like action groups in order of their first cell: (first cell, the
         group's cells with their printed colour, -1 for a supply cell). Cached until the next
         placement."""
-        known = self.memo.get("bean_groups")
+        known: list[tuple[Pos, tuple[tuple[Pos, int], ...]]] | None = self.memo.get("bean_groups")
         if known is None:
-            top = self.top
-            known = self.memo["bean_groups"] = sorted(
-                (group[0], tuple((pos, top[pos].colour) for pos in group))
-                for pos, group in self.groups().items()
-                if pos == group[0] and top[pos].kind in BEAN_LIKE
-            )
+            self._build_groups()
+            known = self.memo["bean_groups"]
         return known
 
     # --- queries --------------------------------------------------------------------------

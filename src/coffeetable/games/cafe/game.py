@@ -9,7 +9,8 @@ from coffeetable.core.errors import DataError, NotationError
 from coffeetable.core.game import Action, Game, GameInfo
 from coffeetable.core.say import Template
 from coffeetable.games.cafe import actions as act
-from coffeetable.games.cafe.deck import Deck, default_deck
+from coffeetable.games.cafe.area import BusinessArea
+from coffeetable.games.cafe.deck import CardSpec, Deck, default_deck
 from coffeetable.games.cafe.state import CafeState
 from coffeetable.games.cafe.variant import CafeRules
 
@@ -32,6 +33,7 @@ class CafeGame(Game):
     def __init__(self, deck: Deck | None = None) -> None:
         self.deck = deck if deck is not None else default_deck()
         self._card_id_of = {i: c.id for i, c in enumerate(self.deck.cards)}
+        self._start_areas: dict[str, BusinessArea] = {}
 
     def __repr__(self) -> str:
         return f"CafeGame(deck={self.deck.name!r})"
@@ -75,6 +77,15 @@ class CafeGame(Game):
         normalized = self.normalize_options(options)
         CafeRules.from_options(normalized).check_players(num_players)
         return CafeState.new_game(self, num_players, seed, normalized)
+
+    def start_area(self, card: CardSpec) -> BusinessArea:
+        """A new business area showing `card`, a start card of this game's deck: a copy of
+        one made once per start card, which shares its cells and what is derived from them
+        (the placement bookkeeping, the groups) until it places a card (copy on write)."""
+        area = self._start_areas.get(card.id)
+        if area is None:
+            area = self._start_areas[card.id] = BusinessArea.starting(card)
+        return area.copy()
 
     # --- notation and encoding -------------------------------------------------------------
     @property

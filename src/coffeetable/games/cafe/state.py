@@ -82,15 +82,25 @@ class OpenKind(IntEnum):
     DELIVER = 3
 
 
+# Enum members read as module globals in the hot paths: on CPython 3.11 `Stage.ACT` costs
+# about three times a global read, and a playout reads dozens per step.
+_DRAFT, _TURNS, _OVER, _AUCTION = Phase.DRAFT, Phase.TURNS, Phase.OVER, Phase.AUCTION
+_WAIT, _PLACE, _ACT, _DONE = Stage.WAIT, Stage.PLACE, Stage.ACT, Stage.DONE
+_OPEN_NONE, _OPEN_DRY = OpenKind.NONE, OpenKind.DRY
+_OPEN_ROAST, _OPEN_DELIVER = OpenKind.ROAST, OpenKind.DELIVER
+_BEAN, _DRY, _ROAST, _SHIP = CellKind.BEAN, CellKind.DRY, CellKind.ROAST, CellKind.SHIP
+_ESPRESSO, _SUPPLY, _BONUS = CellKind.ESPRESSO, CellKind.SUPPLY, CellKind.BONUS
+
+
 @dataclass(slots=True)
 class PlayerState:
     company: str
     area: BusinessArea
     warehouse: list[int] = field(default_factory=lambda: [1, 1, 1, 1])
-    stage: Stage = Stage.WAIT
+    stage: Stage = _WAIT
     hand: str | None = None
     ap: int = 0
-    open_kind: OpenKind = OpenKind.NONE
+    open_kind: OpenKind = _OPEN_NONE
     open_group: tuple[Pos, ...] = ()
     open_colours: int = 0  # bit per colour used in the open Dry/Roast action
     open_cells: frozenset[Pos] = frozenset()  # cells filled by the open Dry/Roast action
@@ -118,7 +128,7 @@ class PlayerState:
         )
 
     def close_action(self) -> None:
-        self.open_kind = OpenKind.NONE
+        self.open_kind = _OPEN_NONE
         self.open_group = ()
         self.open_colours = 0
         self.open_cells = frozenset()
@@ -133,7 +143,7 @@ class CafeState(State):
         self.options = options
         self.rules = CafeRules.from_options(options)
         self.rng = Rng(0)
-        self.phase = Phase.DRAFT
+        self.phase = _DRAFT
         self.round = 1
         self.master = 0
         self.deck: list[str] = []  # next card drawn is deck[-1]
@@ -184,7 +194,7 @@ class CafeState(State):
         state.rng.shuffle(companies)
         for seat in range(num_players):
             start = deck.start_card(companies[seat])
-            state.players.append(PlayerState(start.company or "", BusinessArea.starting(start)))
+            state.players.append(PlayerState(start.company or "", game.start_area(start)))
         state.master = state.rng.randrange(num_players)
         state._start_draft()
         return state
@@ -196,11 +206,11 @@ class CafeState(State):
     def current_seats(self) -> frozenset[int]:
         seats = self._seats
         if seats is None:
-            if self.phase is Phase.DRAFT:
+            if self.phase is _DRAFT:
                 seats = frozenset(self.draft_order[:1])
-            elif self.phase is Phase.AUCTION:
+            elif self.phase is _AUCTION:
                 seats = frozenset([self.bidder])
-            elif self.phase is Phase.TURNS:
+            elif self.phase is _TURNS:
                 seats = frozenset([i for i, p in enumerate(self.players) if p.stage in _MOVING])
             else:
                 seats = frozenset()
@@ -208,19 +218,19 @@ class CafeState(State):
         return seats
 
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _OVER
 
     def legal_actions(self, seat: int) -> list[Action]:
-        if self.phase is Phase.DRAFT:
+        if self.phase is _DRAFT:
             return self._legal_takes(seat) if self.draft_order[0] == seat else []
-        if self.phase is Phase.AUCTION:
+        if self.phase is _AUCTION:
             return self._legal_bids(seat) if seat == self.bidder else []
-        if self.phase is Phase.OVER or not 0 <= seat < self.num_players:
+        if self.phase is _OVER or not 0 <= seat < self.num_players:
             return []
         player = self.players[seat]
-        if player.stage is Stage.ACT:
+        if player.stage is _ACT:
             return self._legal_steps(player)  # type: ignore[return-value]
-        if player.stage is Stage.PLACE and player.hand is not None:
+        if player.stage is _PLACE and player.hand is not None:
             footprints = player.area.legal_footprints(self.card(player.hand))
             return list(chain.from_iterable(map(_PLACE_PAIRS.__getitem__, footprints)))
         return []
@@ -230,9 +240,9 @@ class CafeState(State):
         cell holds one cube, which a Dry takes wherever it lies, and a Produce would only
         put it back (docs/bots.md, "Steps a search skips"). They were about a third of the
         steps the bots' searches tried."""
-        if self.phase is Phase.TURNS and 0 <= seat < self.num_players:
+        if self.phase is _TURNS and 0 <= seat < self.num_players:
             player = self.players[seat]
-            if player.stage is Stage.ACT:
+            if player.stage is _ACT:
                 return self._legal_steps(player, search=True)  # type: ignore[return-value]
         return self.legal_actions(seat)
 
@@ -334,20 +344,20 @@ class CafeState(State):
     def _start_draft(self) -> None:
         """Start a round: reveal the display, then the auction (advanced) or the draft."""
         for p in self.players:
-            p.stage = Stage.WAIT
+            p.stage = _WAIT
             p.hand = None
             p.ap = 0
             p.close_action()
         self.display = []
         self._refill_display()
         if self.rules.advanced:
-            self.phase = Phase.AUCTION
+            self.phase = _AUCTION
             self.stakes = [0] * self.num_players
             self.passed = [False] * self.num_players
             self.bid_open = 0
             self.bidder = self.master
             return
-        self.phase = Phase.DRAFT
+        self.phase = _DRAFT
         n = self.num_players
         self.draft_order = [(self.master + i) % n for i in range(1, n + 1)]
         self._skip_empty_draft()
@@ -417,7 +427,7 @@ class CafeState(State):
         elif self.stakes[seat] >= target:
             out.append(_BID_DONE)
         area = player.area
-        ships = [pos for pos in area.cells_of(CellKind.SHIP) if pos not in area.cubes]
+        ships = [pos for pos in area.cells_of(_SHIP) if pos not in area.cubes]
         for colour in range(4):
             if warehouse[colour] > 0:
                 out.append(_BIDS[colour, None])
@@ -450,16 +460,16 @@ class CafeState(State):
                 return
         # everyone has passed: the draft starts with the (new) master, clockwise
         self.bidder = -1
-        self.phase = Phase.DRAFT
+        self.phase = _DRAFT
         self.draft_order = [(self.master + i) % n for i in range(n)]
         self._skip_empty_draft()
 
     # ==== placement ========================================================================
     def _start_turns(self) -> None:
-        self.phase = Phase.TURNS
+        self.phase = _TURNS
         for seat, player in enumerate(self.players):
             if player.hand is not None:
-                player.stage = Stage.PLACE
+                player.stage = _PLACE
             else:
                 self._begin_actions(seat)
         self._end_round_if_done()
@@ -479,7 +489,7 @@ class CafeState(State):
 
     def _begin_actions(self, seat: int) -> None:
         player = self.players[seat]
-        player.stage = Stage.ACT
+        player.stage = _ACT
         player.ap = min(MAX_AP, player.area.cups)
         player.close_action()
         self._finish_if_stuck(player)
@@ -500,26 +510,26 @@ class CafeState(State):
         dry_src: dict[int, list[Pos]] = {}
         loaded_roasts: list[Pos] = []
         clearable: list[Pos] = []
-        for pos in sorted(cubes):
+        for pos, held in sorted(cubes.items()):
             kind = top[pos].kind
             if kind in BEAN_LIKE:
-                bean_src.setdefault(cubes[pos][0], []).append(pos)
-            elif kind is CellKind.DRY:
-                dry_src.setdefault(cubes[pos][0], []).append(pos)
-            elif kind is CellKind.ROAST:
+                bean_src.setdefault(held[0], []).append(pos)
+            elif kind is _DRY:
+                dry_src.setdefault(held[0], []).append(pos)
+            elif kind is _ROAST:
                 loaded_roasts.append(pos)
             else:
                 continue
-            if not (search and kind is CellKind.BEAN):
+            if not (search and kind is _BEAN):
                 clearable.append(pos)
         steps: list[CafeAction] = []
         if player.ap > 0:
             steps.extend(self._produces(player))
         if bean_src:
-            self._transfers(player, OpenKind.DRY, bean_src, steps)
+            self._transfers(player, _OPEN_DRY, bean_src, steps)
         if dry_src:
-            self._transfers(player, OpenKind.ROAST, dry_src, steps)
-        if loaded_roasts and (player.ap > 0 or player.open_kind is OpenKind.DELIVER):
+            self._transfers(player, _OPEN_ROAST, dry_src, steps)
+        if loaded_roasts and (player.ap > 0 or player.open_kind is _OPEN_DELIVER):
             for pos in loaded_roasts:
                 steps.extend(self._deliveries(player, pos))
         steps.extend(map(_CLEARS.__getitem__, clearable))
@@ -539,8 +549,10 @@ class CafeState(State):
                 if pos not in cubes and (supply[colour] if colour >= 0 else any_supply):
                     found.append((pos, anchor))
                     break
-        if len(found) > 1 and not (area.cells_of(CellKind.BONUS) or area.cells_of(CellKind.SUPPLY)):
-            found.sort()
+        if len(found) > 1:
+            kinds = area.kinds()  # (only the kinds the area shows)
+            if _BONUS not in kinds and _SUPPLY not in kinds:
+                found.sort()
         return [_PRODUCES[anchor] for _, anchor in found]
 
     def _supply_choice_pending(self, player: PlayerState) -> bool:
@@ -555,14 +567,11 @@ class CafeState(State):
         if any(player.pending_fill):
             for pos in player.pending_cells:
                 cell = top[pos]
-                if cell.kind is CellKind.BEAN and pos in cubes:
+                if cell.kind is _BEAN and pos in cubes:
                     continue
-                if cell.kind is CellKind.BONUS and cubes.get(pos, (0, 0))[1] >= 2:
+                if cell.kind is _BONUS and cubes.get(pos, (0, 0))[1] >= 2:
                     continue
-                if (
-                    cell.kind in (CellKind.BEAN, CellKind.BONUS)
-                    and player.pending_fill[cell.colour]
-                ):
+                if cell.kind in (_BEAN, _BONUS) and player.pending_fill[cell.colour]:
                     out.append(_FILLS[pos, -1])
         if self._supply_choice_pending(player):
             for pos in player.pending_supply:
@@ -583,32 +592,46 @@ class CafeState(State):
         cubes = area.cubes
         made: Mapping[tuple[Pos, int, Pos | None], Dry | Roast]
         plain: Mapping[Pos, tuple[Dry | Roast, ...]]
-        if kind is OpenKind.DRY:
-            made, plain, target_kind = _DRIES, _DRIES_INTO, CellKind.DRY
+        if kind is _OPEN_DRY:
+            made, plain, target_kind = _DRIES, _DRIES_INTO, _DRY
         else:
-            made, plain, target_kind = _ROASTS, _ROASTS_INTO, CellKind.ROAST
+            made, plain, target_kind = _ROASTS, _ROASTS_INTO, _ROAST
         can_start = player.ap > 0
         open_here = player.open_kind is kind
         groups = area.groups()
+        open_group, open_cells, open_colours = (
+            player.open_group,
+            player.open_cells,
+            player.open_colours,
+        )
+        items = list(sources.items())
+        # with one source cell per colour, the steps into an empty cell are the plain ones
+        colours = None if any(len(srcs) > 1 for _, srcs in items) else list(sources)
         for pos in area.cells_of(target_kind):
-            in_open = open_here and groups[pos] == player.open_group
             held = cubes.get(pos)
             if held is None:
                 into = plain[pos]
-                for colour, srcs in sources.items():
-                    if can_start or (
-                        in_open
-                        and pos not in player.open_cells
-                        and not (player.open_colours >> colour & 1)
-                    ):
+                if can_start:
+                    if colours is not None:
+                        out += map(into.__getitem__, colours)
+                        continue
+                    for colour, srcs in items:
                         out.append(into[colour])
                         if len(srcs) > 1:
-                            out.extend(made[pos, colour, s] for s in srcs)
-            elif in_open and pos in player.open_cells and held[0] in sources:
+                            out += [made[pos, colour, s] for s in srcs]
+                elif open_here and pos not in open_cells and groups[pos] == open_group:
+                    for colour, srcs in items:
+                        if not open_colours >> colour & 1:
+                            out.append(into[colour])
+                            if len(srcs) > 1:
+                                out += [made[pos, colour, s] for s in srcs]
+            elif (
+                open_here and pos in open_cells and held[0] in sources and groups[pos] == open_group
+            ):
                 srcs = sources[held[0]]
                 out.append(made[pos, held[0], None])
                 if len(srcs) > 1:
-                    out.extend(made[pos, held[0], s] for s in srcs)
+                    out += [made[pos, held[0], s] for s in srcs]
 
     def _deliveries(self, player: PlayerState, roast: Pos) -> list[CafeAction]:
         area = player.area
@@ -617,15 +640,13 @@ class CafeState(State):
             _DELIVERS[roast, shop.anchor] for shop in player.area.shops if shop.needs(colour) > 0
         ]
         out.extend(
-            _DELIVERS[roast, pos]
-            for pos in area.cells_of(CellKind.ESPRESSO)
-            if pos not in area.cubes
+            _DELIVERS[roast, pos] for pos in area.cells_of(_ESPRESSO) if pos not in area.cubes
         )
         out.append(_DELIVERS[roast, None])
         return out
 
     def transfer_costs_ap(self, player: PlayerState, action: Dry | Roast) -> bool:
-        kind = OpenKind.DRY if isinstance(action, Dry) else OpenKind.ROAST
+        kind = _OPEN_DRY if isinstance(action, Dry) else _OPEN_ROAST
         area = player.area
         if player.open_kind is not kind or area.groups()[action.to] != player.open_group:
             return True
@@ -646,11 +667,11 @@ class CafeState(State):
             if pos in cubes:
                 continue  # cells holding cubes are skipped (clear them first)
             cell = top[pos]
-            if cell.kind is CellKind.BEAN:
+            if cell.kind is _BEAN:
                 wanted[cell.colour].append(pos)
-            elif cell.kind is CellKind.BONUS:
+            elif cell.kind is _BONUS:
                 wanted[cell.colour] += [pos, pos]  # a bonus cell receives 2 cubes
-            elif cell.kind is CellKind.SUPPLY:
+            elif cell.kind is _SUPPLY:
                 supply_cells.append(pos)
         held = [0, 0, 0, 0]
         for colour, cells in enumerate(wanted):
@@ -691,7 +712,7 @@ class CafeState(State):
     def _apply_transfer(self, seat: int, action: Dry | Roast) -> None:
         player = self.players[seat]
         area = player.area
-        kind = OpenKind.DRY if isinstance(action, Dry) else OpenKind.ROAST
+        kind = _OPEN_DRY if isinstance(action, Dry) else _OPEN_ROAST
         if self.transfer_costs_ap(player, action):
             player.ap -= 1
             player.close_action()
@@ -708,10 +729,10 @@ class CafeState(State):
     def _apply_deliver(self, seat: int, action: Deliver) -> None:
         player = self.players[seat]
         area = player.area
-        if player.pending_deliver is None and player.open_kind is not OpenKind.DELIVER:
+        if player.pending_deliver is None and player.open_kind is not _OPEN_DELIVER:
             player.ap -= 1
             player.close_action()
-            player.open_kind = OpenKind.DELIVER
+            player.open_kind = _OPEN_DELIVER
         colour, n = area.cubes[action.source]
         if n > 1:
             area.cubes[action.source] = (colour, n - 1)
@@ -742,7 +763,7 @@ class CafeState(State):
 
     def _apply_end(self, seat: int, action: End) -> None:
         player = self.players[seat]
-        player.stage = Stage.DONE
+        player.stage = _DONE
         player.close_action()
         self._end_round_if_done()
 
@@ -762,9 +783,9 @@ class CafeState(State):
             or self._supply_choice_pending(player)
         ):
             return
-        if player.open_kind is not OpenKind.NONE and self._open_action_continues(player):
+        if player.open_kind is not _OPEN_NONE and self._open_action_continues(player):
             return
-        player.stage = Stage.DONE
+        player.stage = _DONE
         player.close_action()
         player.pending_supply = ()
 
@@ -774,8 +795,8 @@ class CafeState(State):
         what that listing decides, without building it (this runs after every step)."""
         area = player.area
         top, cubes = area.top, area.cubes
-        if player.open_kind is OpenKind.DELIVER:
-            return any(top[pos].kind is CellKind.ROAST for pos in cubes)
+        if player.open_kind is _OPEN_DELIVER:
+            return any(top[pos].kind is _ROAST for pos in cubes)
         source_kinds = _SOURCE_KINDS[player.open_kind]
         colours = {colour for pos, (colour, _) in cubes.items() if top[pos].kind in source_kinds}
         if not colours:
@@ -792,10 +813,10 @@ class CafeState(State):
         return False
 
     def _end_round_if_done(self) -> None:
-        if self.phase is not Phase.TURNS:
+        if self.phase is not _TURNS:
             return
         for p in self.players:
-            if p.stage is not Stage.DONE:
+            if p.stage is not _DONE:
                 return
         if self.round >= ROUNDS:
             self._finish_game()
@@ -811,12 +832,12 @@ class CafeState(State):
         for player in self.players:
             warehouse, _ = self._final_warehouse(player)
             area = player.area
-            for pos in [*area.cells_of(CellKind.SHIP), *area.cells_of(CellKind.ESPRESSO)]:
+            for pos in [*area.cells_of(_SHIP), *area.cells_of(_ESPRESSO)]:
                 held = area.cubes.pop(pos, None)
-                if held is not None and area.top[pos].kind is CellKind.ESPRESSO:
+                if held is not None and area.top[pos].kind is _ESPRESSO:
                     self.supply[held[0]] += held[1]
             player.warehouse = warehouse
-        self.phase = Phase.OVER
+        self.phase = _OVER
 
     # ==== canonical spellings and explanations ============================================
     def canonical_action(self, seat: int, action: Action) -> Action:
@@ -864,10 +885,10 @@ class CafeState(State):
         the seat's turn are confirmed; so is anything that changes the deck, the display,
         the cards removed unseen or the RNG (none of these steps does)."""
         if (
-            self.phase is not Phase.TURNS
+            self.phase is not _TURNS
             or not isinstance(seat, int)
             or not 0 <= seat < self.num_players
-            or self.players[seat].stage is not Stage.ACT
+            or self.players[seat].stage is not _ACT
         ):
             return False
         try:
@@ -879,9 +900,9 @@ class CafeState(State):
         after = self.clone()
         after.apply_unchecked(seat, action)
         return (
-            after.phase is Phase.TURNS
+            after.phase is _TURNS
             and after.round == self.round
-            and after.players[seat].stage is Stage.ACT
+            and after.players[seat].stage is _ACT
             and after.deck == self.deck
             and after.display == self.display
             and after.removed == self.removed
@@ -901,8 +922,8 @@ class CafeState(State):
         low, second = sorted(warehouse)[:2]
         cakes = cake_bonus(area)
         total = shops + cakes + 2 * low + second
-        roast = sum(on.get(CellKind.ROAST, ()))
-        dry = sum(on.get(CellKind.DRY, ()))
+        roast = sum(on.get(_ROAST, ()))
+        dry = sum(on.get(_DRY, ()))
         label = solo_rating(total) if self.num_players == 1 else None
         parts: list[tuple[str, int]] = [("shops", shops)]
         if self.rules.espresso or cakes:
@@ -919,9 +940,9 @@ class CafeState(State):
         the area's cubes per kind, when the caller has them (at least ships and espresso)."""
         if on is None:
             on = player.area.cubes_per_kind()
-        ship = on.get(CellKind.SHIP, [0, 0, 0, 0])
+        ship = on.get(_SHIP, [0, 0, 0, 0])
         warehouse = [a + b for a, b in zip(player.warehouse, ship, strict=True)]
-        espresso = sum(on.get(CellKind.ESPRESSO, ()))
+        espresso = sum(on.get(_ESPRESSO, ()))
         if not espresso:
             return warehouse, []
         best: tuple[int, list[int]] = (-1, [])
@@ -947,7 +968,7 @@ class CafeState(State):
         return out
 
 
-_MOVING = (Stage.PLACE, Stage.ACT)  # the stages of a seat that may act in the turns phase
+_MOVING = (_PLACE, _ACT)  # the stages of a seat that may act in the turns phase
 _END = End()
 _PASS = Pass()
 _BID_DONE = BidDone()
@@ -992,7 +1013,7 @@ _BIDS: _Interned[tuple[int, Pos | None], Bid] = _Interned(lambda k: Bid(*k))
 
 
 #: The cells a Dry or a Roast takes its cubes from (`_source_cells`, `_open_action_continues`).
-_SOURCE_KINDS = {OpenKind.DRY: BEAN_LIKE, OpenKind.ROAST: frozenset({CellKind.DRY})}
+_SOURCE_KINDS = {_OPEN_DRY: BEAN_LIKE, _OPEN_ROAST: frozenset({_DRY})}
 
 
 def _player_key(p: PlayerState) -> Hashable:
@@ -1019,7 +1040,7 @@ def _player_key(p: PlayerState) -> Hashable:
 def _source_cells(area: BusinessArea, action: Dry | Roast) -> list[Pos]:
     """The cells a Dry (bean-like cells) or Roast (dry cells) takes `action.colour` from."""
     top = area.top
-    kinds = _SOURCE_KINDS[OpenKind.DRY if isinstance(action, Dry) else OpenKind.ROAST]
+    kinds = _SOURCE_KINDS[_OPEN_DRY if isinstance(action, Dry) else _OPEN_ROAST]
     return [
         pos
         for pos, (colour, _) in area.cubes.items()
