@@ -37,9 +37,15 @@ ObservationFn = Callable[[State, int], npt.NDArray[np.float32]]
 
 
 def observation_function(game: Game) -> ObservationFn:
-    """The game's `observation_tensor(state, seat)` itself: the environments keep it, rather
-    than look the game's module up at every step."""
-    fn: ObservationFn = observation_module(game).observation_tensor
+    """A function `(state, seat) -> tensor` equal to the game's `observation_tensor`, for one
+    environment to keep (rather than look the game's module up at every step). Where the
+    game has an `Observer` (Café), it is a new one's `observe`: it keeps each seat's tensor
+    and rewrites only the parts whose state changed, so each environment needs its own."""
+    module = observation_module(game)
+    observer = getattr(module, "Observer", None)
+    fn: ObservationFn = (
+        observer(game).observe if observer is not None else module.observation_tensor
+    )
     return fn
 
 
