@@ -41,7 +41,7 @@ from coffeetable.core.errors import DataError, IllegalActionError
 from coffeetable.core.game import Action, Game, State
 from coffeetable.core.registry import find_game
 from coffeetable.rl.observations import observation_box, observation_function
-from coffeetable.rl.spaces import action_space
+from coffeetable.rl.spaces import MaskedDiscrete, action_space
 
 REWARDS = ("win", "score")
 ObsDict = dict[str, np.ndarray[Any, Any]]
@@ -108,9 +108,7 @@ class CoffeetableAECEnv(AECEnv[str, ObsDict, int]):
             a: gymnasium.spaces.Dict({"observation": box, "action_mask": mask})
             for a in self.possible_agents
         }
-        self._action_spaces = {
-            a: gymnasium.spaces.Discrete(self.actions.size) for a in self.possible_agents
-        }
+        self._action_spaces = {a: MaskedDiscrete(self.actions.size) for a in self.possible_agents}
         self._seeds = random.Random()
         self.state: State = self.game.new_initial_state(num_players, 0, self.options)
         self._legal: tuple[int, int, dict[int, Action]] | None = None

@@ -37,7 +37,7 @@ from coffeetable.core.errors import DataError, IllegalActionError
 from coffeetable.core.game import Action
 from coffeetable.core.registry import find_game
 from coffeetable.rl.observations import observation_box, observation_function
-from coffeetable.rl.spaces import CafeActionSpace, action_space
+from coffeetable.rl.spaces import CafeActionSpace, MaskedDiscrete, action_space
 
 Obs = npt.NDArray[np.float32]
 SHAPINGS = (None, "estimate")
@@ -79,7 +79,7 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
         self.actions: CafeActionSpace = action_space(self.game)  # type: ignore[assignment]
         self.observation = observation_function(self.game)
         self.observation_space = observation_box(self.game, 1)  # type: ignore[assignment]
-        self.action_space = gymnasium.spaces.Discrete(self.actions.size)
+        self.action_space = MaskedDiscrete(self.actions.size)
         self.state = self.game.new_initial_state(1, 0, self.options)
         self._legal: dict[int, Action] = {}
         self._value = 0.0
