@@ -342,7 +342,7 @@ def observation_tensor(state: CafeState, seat: int) -> Tensor:
     seat_offsets = _seat_offsets(layout, n)
     for s, player in enumerate(state.players):
         o = seat_offsets[(s - seat) % n]
-        _write_seat(state, s, frames[s], stats, o, out)
+        _write_seat(player, _score_values(state, s), frames[s], stats, o, out)
         _area_cells(player.area, player, stats, o.grid, out)
     _write_slots(state.players[seat].area, stats, layout, out)
     return out
@@ -374,36 +374,42 @@ def _write_constants(state: CafeState, seat: int, layout: TensorLayout, out: Ten
 def _write_public(
     state: CafeState, seat: int, removed_rule: list[str], layout: TensorLayout, out: Tensor
 ) -> None:
-    """`round` to `auction_bid_open` (cleared first): the round, phase, piles' sizes, supply,
-    master, draft order and auction. `removed_rule` is `state.removed_by_rule()`."""
+    """`round` to `auction_bid_open` (all of it written, as one list): the round, phase,
+    piles' sizes, supply, master, draft order and auction. `removed_rule` is
+    `state.removed_by_rule()`."""
     n = state.num_players
     off = layout.offsets
-    out[off["round"] : off["cards"]] = 0
-    idx: list[int] = []
-    sparse: dict[int, float] = {}
+    start = off["round"]
+    values = [0.0] * (off["cards"] - start)
 
     def rel(s: int) -> int:
         return (s - seat) % n
 
-    idx.append(off["round"] + min(state.round, ROUNDS) - 1)
-    idx.append(off["phase"] + PHASES.index(state.phase))
+    values[min(state.round, ROUNDS) - 1] = 1
+    values[off["phase"] - start + PHASES.index(state.phase)] = 1
+    k = off["counts"] - start
     # (state.removed_unseen(), without listing the ★ cards twice)
-    counts = (len(state.deck), len(state.removed) - len(removed_rule), len(state.discard))
-    sparse.update((off["counts"] + i, v / 10) for i, v in enumerate(counts))
-    sparse.update((off["supply"] + c, v / CUBES_PER_COLOUR) for c, v in enumerate(state.supply))
-    idx.append(off["master"] + rel(state.master))
-    for k, s in enumerate(state.draft_order[:MAX_PLAYERS]):
-        idx.append(off["draft_order"] + rel(s) * MAX_PLAYERS + k)
+    values[k] = len(state.deck) / 10
+    values[k + 1] = (len(state.removed) - len(removed_rule)) / 10
+    values[k + 2] = len(state.discard) / 10
+    k = off["supply"] - start
+    for c, v in enumerate(state.supply):
+        values[k + c] = v / CUBES_PER_COLOUR
+    values[off["master"] - start + rel(state.master)] = 1
+    k = off["draft_order"] - start
+    for i, s in enumerate(state.draft_order[:MAX_PLAYERS]):
+        values[k + rel(s) * MAX_PLAYERS + i] = 1
     if state.phase is Phase.AUCTION:  # the view shows the auction in its phase only
+        stakes, passed = off["auction_stakes"] - start, off["auction_passed"] - start
         for s in range(n):
             r = rel(s)
-            sparse[off["auction_stakes"] + r] = min(state.stakes[s], STAKE_CAP) / 10
+            values[stakes + r] = min(state.stakes[s], STAKE_CAP) / 10
             if state.passed[s]:
-                idx.append(off["auction_passed"] + r)
+                values[passed + r] = 1
         if 0 <= state.bidder < n:
-            idx.append(off["auction_bidder"] + rel(state.bidder))
-        sparse[off["auction_bid_open"]] = min(state.bid_open, STAKE_CAP) / 10
-    _flush(out, idx, sparse)
+            values[off["auction_bidder"] - start + rel(state.bidder)] = 1
+        values[off["auction_bid_open"] - start] = min(state.bid_open, STAKE_CAP) / 10
+    out[start : off["cards"]] = values
 
 
 def _write_cards(
@@ -419,81 +425,96 @@ def _write_cards(
     out[base : off["p0.company"]] = 0
     cards = len(stats.ids)
     index = stats.index
-    idx: list[int] = []
-    seen: set[str] = set()
     hands = [p.hand for p in state.players if p.hand is not None]
     placed = [pl.card for p in state.players for pl in p.area.cards]
-    for status, pile in enumerate((state.display, hands, placed, state.discard, removed_rule)):
+    piles = (state.display, hands, placed, state.discard, removed_rule)
+    idx: list[int] = []
+    for status, pile in enumerate(piles):
         row = base + status * cards
-        for card in pile:
-            if card in index:
-                idx.append(row + index[card])
-                seen.add(card)
+        idx += [row + index[card] for card in pile if card in index]
     # unseen: every card of this game that is nowhere in sight (the deck and the random
     # removals together, worked out from what is visible, as a player would)
+    seen = set().union(*piles)
     row = base + 5 * cards
     rules = state.rules
     in_game = [*stats.plans, *rules.promos, *(stats.espresso if rules.espresso else ())]
-    idx.extend(row + index[c] for c in in_game if c not in seen)
+    idx += [row + index[c] for c in in_game if c not in seen]
     _flush(out, idx, {})
-    base = off["display"]
-    for k, card in enumerate(state.display[:MAX_DISPLAY]):
-        start = base + k * (1 + CARD_FEATURES)
-        out[start] = 1
-        out[start + 1 : start + 1 + CARD_FEATURES] = stats.card_table[index[card]]
+    shown = [index[card] for card in state.display[:MAX_DISPLAY]]
+    if shown:
+        start = off["display"]
+        table = out[start : start + MAX_DISPLAY * (1 + CARD_FEATURES)]
+        rows = table.reshape(MAX_DISPLAY, 1 + CARD_FEATURES)[: len(shown)]
+        rows[:, 0] = 1
+        rows[:, 1:] = stats.card_table[shown]
+
+
+def _score_values(state: CafeState, s: int) -> tuple[float, float, float]:
+    """Seat `s`'s `score` field: the score as if the game ended now and its tie-breaks."""
+    score = state.score(s)
+    tiebreak = (*score.tiebreak, 0, 0)[:2]
+    return (min(max(score.total, 0), SCORE_CAP) / 10, tiebreak[0] / 10, tiebreak[1] / 10)
 
 
 def _write_seat(
-    state: CafeState, s: int, frame: _Frame, stats: _DeckStats, o: _SeatOffsets, out: Tensor
+    player: PlayerState,
+    score: tuple[float, float, float],
+    frame: _Frame,
+    stats: _DeckStats,
+    o: _SeatOffsets,
+    out: Tensor,
 ) -> None:
-    """Seat `s`'s fields before its grid, at the offsets `o` (cleared first)."""
-    out[o.company : o.grid] = 0
-    player = state.players[s]
-    idx: list[int] = []
-    sparse: dict[int, float] = {}
+    """A seat's fields before its grid, at the offsets `o` (all of them written: company to
+    pending_fill as one list, the hand, then score and area). `score` is `_score_values`."""
+    head = [0.0] * (o.hand - o.company)
     if player.company in COMPANIES:
-        idx.append(o.company + COMPANIES.index(player.company))
-    sparse.update(
-        (o.warehouse + c, min(v, WAREHOUSE_CAP) / 4) for c, v in enumerate(player.warehouse)
-    )
-    idx.append(o.stage + int(player.stage))
-    sparse[o.ap] = min(player.ap, MAX_AP) / MAX_AP
-    idx.append(o.open + int(player.open_kind))
-    idx.extend(o.open + 4 + c for c in range(COLOURS) if player.open_colours >> c & 1)
-    sparse.update((o.pending_fill + c, v / 4) for c, v in enumerate(player.pending_fill) if v)
-    if player.hand is not None:
+        head[COMPANIES.index(player.company)] = 1
+    k = o.warehouse - o.company
+    for c, v in enumerate(player.warehouse):
+        head[k + c] = min(v, WAREHOUSE_CAP) / 4
+    head[o.stage - o.company + int(player.stage)] = 1
+    head[o.ap - o.company] = min(player.ap, MAX_AP) / MAX_AP
+    k = o.open - o.company
+    head[k + int(player.open_kind)] = 1
+    for c in range(COLOURS):
+        if player.open_colours >> c & 1:
+            head[k + 4 + c] = 1
+    k = o.pending_fill - o.company
+    for c, v in enumerate(player.pending_fill):
+        head[k + c] = v / 4
+    out[o.company : o.hand] = head
+    if player.hand is None:
+        out[o.hand : o.score] = 0
+    else:
         out[o.hand] = 1
-        out[o.hand + 1 : o.hand + 1 + CARD_FEATURES] = stats.card_table[stats.index[player.hand]]
-    score = state.score(s)
-    tiebreak = (*score.tiebreak, 0, 0)[:2]
-    sparse[o.score] = min(max(score.total, 0), SCORE_CAP) / 10
-    sparse[o.score + 1] = tiebreak[0] / 10
-    sparse[o.score + 2] = tiebreak[1] / 10
+        out[o.hand + 1 : o.score] = stats.card_table[stats.index[player.hand]]
     area = player.area
     height, width = frame.size
-    summary = (
+    out[o.score : o.grid] = (
+        *score,
         min(len(area.cards), CARDS_CAP) / 9,
         area.cups / 8,
         area.ships / 8,
         min(height / GRID, 1.0),
         min(width / GRID, 1.0),
     )
-    sparse.update((o.area + i, v) for i, v in enumerate(summary))
-    _flush(out, idx, sparse)
 
 
 def _write_slots(area: BusinessArea, stats: _DeckStats, layout: TensorLayout, out: Tensor) -> None:
-    """The observer's `slots` table (cleared first): frame coordinates and a copy of each
-    slot's channels from `p0.grid`, which must be written already."""
-    frame = _frame(area, stats)
+    """The observer's `slots` table: frame coordinates and a copy of each slot's channels
+    from `p0.grid`, which must be written already."""
     start, stop = layout.span("p0.grid")
     cells = out[start:stop].reshape(GRID * GRID, CH)
     start, stop = layout.span("slots")
-    out[start:stop] = 0
-    table = out[start:stop].reshape(MAX_SLOTS, SLOT_FEATURES)
+    _fill_slots(_frame(area, stats), cells, out[start:stop].reshape(MAX_SLOTS, SLOT_FEATURES))
+
+
+def _fill_slots(frame: _Frame, cells: Tensor, table: Tensor) -> None:
+    """`table` (the slots, MAX_SLOTS x SLOT_FEATURES) from `cells` (p0.grid, GRID² x CH)."""
     k = len(frame.slot_cells)
     table[:k, :3] = frame.slot_static
     table[:k, 3:] = cells[frame.slot_cells]
+    table[k:] = 0
 
 
 # ==== kept per seat, rewritten where the state changed =========================================
@@ -533,12 +554,26 @@ def _seat_key(player: PlayerState, grid_key: tuple[Any, ...]) -> tuple[Any, ...]
 class _Kept:
     """One observer seat's tensor and the keys of what is written in it."""
 
-    __slots__ = ("cards", "constants", "grids", "layout", "out", "removed", "seats")
+    __slots__ = (
+        "cards",
+        "cells",
+        "constants",
+        "grids",
+        "layout",
+        "out",
+        "removed",
+        "seats",
+        "table",
+    )
 
     def __init__(self, layout: TensorLayout, constants: tuple[Any, ...], n: int) -> None:
         self.layout = layout
         self.constants = constants
         self.out: Tensor = np.zeros(layout.size, dtype=np.float32)
+        start, stop = layout.span("p0.grid")
+        self.cells = self.out[start:stop].reshape(GRID * GRID, CH)  # views of `out`
+        start, stop = layout.span("slots")
+        self.table = self.out[start:stop].reshape(MAX_SLOTS, SLOT_FEATURES)
         self.cards: tuple[Any, ...] | None = None
         self.removed: tuple[tuple[str, ...], list[str]] = ((), [])  # removed, by rule
         self.grids: list[tuple[Any, ...] | None] = [None] * n  # per absolute seat
@@ -559,6 +594,16 @@ class Observer:
         self.game = game
         self.stats = _stats(game.deck)
         self._kept: dict[int, _Kept] = {}
+        self._scores: dict[int, tuple[tuple[Any, ...], tuple[float, float, float]]] = {}
+
+    def _score(self, state: CafeState, s: int, grid: tuple[Any, ...]) -> tuple[float, float, float]:
+        """`_score_values(state, s)`, computed again only when what the score is made of (the
+        area's cells and cubes, the warehouse, the rules) differs from the last time."""
+        key = (grid[:3], tuple(state.players[s].warehouse), state.rules)
+        known = self._scores.get(s)
+        if known is None or known[0] != key:
+            known = self._scores[s] = (key, _score_values(state, s))
+        return known[1]
 
     def observe(self, state: CafeState, seat: int) -> Tensor:
         """What `seat` may know about `state` (the same values as `observation_tensor`)."""
@@ -571,7 +616,7 @@ class Observer:
         n = state.num_players
         stats = self.stats if state.game is self.game else _stats(state.game.deck)
         layout = observation_layout(state.game, n)
-        constants = (n, stats, _option_flags(state.rules), state.rules.promos)
+        constants = (n, stats, state.rules)
         kept = self._kept.get(seat)
         if kept is None or kept.layout is not layout or kept.constants != constants:
             kept = self._kept[seat] = _Kept(layout, constants, n)
@@ -605,18 +650,16 @@ class Observer:
                 _area_cells(player.area, player, stats, o.grid, out)
                 kept.grids[s] = grid
                 if s == seat:
-                    _write_slots(player.area, stats, layout, out)
+                    _fill_slots(frame, kept.cells, kept.table)
             elif grid != before:  # cubes or open cells: the dynamic channels
                 out[frame.dynamic + o.grid] = 0
                 _area_dynamic(player.area, player, stats, frame, o.grid, out)
                 kept.grids[s] = grid
                 if s == seat:
-                    _write_slots(player.area, stats, layout, out)
-                if s == seat:
-                    _write_slots(player.area, stats, layout, out)
+                    _fill_slots(frame, kept.cells, kept.table)
             fields = _seat_key(player, grid)
             if fields != kept.seats[s]:
-                _write_seat(state, s, frames[s], stats, o, out)
+                _write_seat(player, self._score(state, s, grid), frame, stats, o, out)
                 kept.seats[s] = fields
         return out
 
