@@ -108,8 +108,9 @@ def test_masked_discrete_samples_what_gymnasium_samples() -> None:
 
     rng = np.random.default_rng(3)
     for n, start in ((15905, 0), (701, 0), (9, 2)):
-        ours, theirs = MaskedDiscrete(n, seed=5, start=start), gymnasium.spaces.Discrete(
-            n, seed=5, start=start
+        ours, theirs = (
+            MaskedDiscrete(n, seed=5, start=start),
+            gymnasium.spaces.Discrete(n, seed=5, start=start),
         )
         for k in sorted({0, 1, 2, 3, min(30, n), n}):
             mask = np.zeros(n, dtype=np.int8)

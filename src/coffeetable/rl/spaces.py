@@ -100,26 +100,22 @@ class MaskedDiscrete(gymnasium.spaces.Discrete):
     other call (a probability mask, a mask of the wrong type or shape, values other than 0
     and 1) is Gymnasium's own, errors included."""
 
-    def sample(
-        self,
-        mask: npt.NDArray[np.int8] | None = None,
-        probability: npt.NDArray[np.float64] | None = None,
-    ) -> np.int64:
+    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
         if (
             probability is not None
             or not isinstance(mask, np.ndarray)
             or mask.dtype != np.int8
             or mask.shape != (self.n,)
         ):
-            return super().sample(mask, probability)  # type: ignore[no-any-return]
+            return super().sample(mask, probability)
         legal = mask.view(np.bool_).nonzero()[0]  # every non-zero value
         if not legal.size:
-            return self.start  # type: ignore[no-any-return]
+            return self.start
         if (mask[legal] != 1).any():  # not 0 or 1: Gymnasium's own error
-            return super().sample(mask)  # type: ignore[no-any-return]
+            return super().sample(mask)
         # = np_random.choice(legal), without its checks
         pick = legal[self.np_random.integers(0, legal.size)]
-        return self.start + self.dtype.type(pick)  # type: ignore[no-any-return]
+        return np.int64(self.start + pick)
 
 
 # ==== Coffee Rush ================================================================================
@@ -279,7 +275,11 @@ class CafeActionSpace(_Base):
         if not actions:
             return {}
         frame = _frame_of(state, seat)  # type: ignore[arg-type]
-        return {self._encode(frame, a): a for a in actions}
+        encoders = self._encoders
+        try:  # the encoders called directly (one call per action fewer than `_encode`)
+            return {encoders[type(a)](frame, a): a for a in actions}
+        except KeyError:
+            return {self._encode(frame, a): a for a in actions}  # raises NotationError
 
     def encode(self, state: State, seat: int, action: Action) -> int:
         """The index of `action` (in its canonical spelling) for `seat` in `state`. Raises
