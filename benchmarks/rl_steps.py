@@ -15,16 +15,27 @@ tic-tac-toe and connect four (taken moments apart on this shared, noisy machine)
 
 PettingZoo's classic environments import pygame: `pip install -e '.[rl,bench]'`.
 
-Usage: python3 benchmarks/rl_steps.py [--seconds 1.5] [--repeats 5]
+`--against DIR` compares two versions of the code instead (before / after a change): the
+environment rows (and tic-tac-toe) are measured in two worker processes, one importing
+coffeetable from DIR/src (A) and one from this checkout (B), alternately (A then B, then B
+then A in the next repeat), so that each pair is taken moments apart on a shared, noisy
+machine; the table gives the median rates, the median of the per-pair ratios B/A, and each
+side's median ratio to its own tic-tac-toe.
+
+Usage: python3 benchmarks/rl_steps.py [--seconds 1.5] [--repeats 5] [--against DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
+import sys
 import time
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from coffeetable.rl import CafeSoloEnv, cafe_v0, coffee_rush_v0, random_rollouts
@@ -147,8 +158,101 @@ def arguments(doc: str | None, seconds: float, repeats: int) -> argparse.Argumen
     return parser
 
 
+#: the rows `--against` compares: label -> (maker of the env, or "solo")
+AGAINST_ROWS = {
+    "PettingZoo tic-tac-toe (AEC)": ("tictactoe", 0),
+    "cafe_v0, 1 player (AEC)": ("cafe", 1),
+    "cafe_v0, 2 players (AEC)": ("cafe", 2),
+    "cafe_v0, 4 players (AEC)": ("cafe", 4),
+    "coffee_rush_v0, 2 players (AEC)": ("rush", 2),
+    "coffee_rush_v0, 4 players (AEC)": ("rush", 4),
+    "CafeSolo-v0 (Gymnasium)": ("solo", 1),
+}
+
+
+def worker() -> None:
+    """`--worker`: measure the rows named on stdin ("label|seed|seconds"), one rate a line."""
+    ttt = pettingzoo_classic("tictactoe_v3")
+    makers: dict[str, Callable[[int], Any]] = {
+        "cafe": lambda n: cafe_v0.env(num_players=n),
+        "rush": lambda n: coffee_rush_v0.env(num_players=n),
+    }
+    print("ready", flush=True)
+    for line in sys.stdin:
+        label, seed, seconds = line.rstrip("\n").split("|")
+        kind, n = AGAINST_ROWS[label]
+        if kind == "solo":
+            rate = solo_rate(float(seconds), int(seed))
+        elif kind == "tictactoe":
+            rate = aec_rate(ttt, float(seconds), int(seed))
+        else:
+            rate = aec_rate(lambda kind=kind, n=n: makers[kind](n), float(seconds), int(seed))
+        print(rate, flush=True)
+
+
+def against(other: Path, repeats: int, seconds: float) -> None:
+    """A (coffeetable from `other`/src) against B (this checkout), alternately (module doc)."""
+    here = Path(__file__).resolve().parents[1]
+    procs = {}
+    for side, root in (("A", other.resolve()), ("B", here)):
+        env = dict(os.environ, PYTHONPATH=str(root / "src"))
+        procs[side] = subprocess.Popen(
+            [sys.executable, __file__, "--worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert procs[side].stdout is not None
+        if procs[side].stdout.readline().strip() != "ready":
+            raise SystemExit(f"the worker on {root} did not start (pygame missing?)")
+
+    def ask(side: str, label: str, seed: int) -> float:
+        proc = procs[side]
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(f"{label}|{seed}|{seconds}\n")
+        proc.stdin.flush()
+        return float(proc.stdout.readline())
+
+    rates: dict[tuple[str, str], list[float]] = {}
+    for repeat in range(repeats):
+        for label in AGAINST_ROWS:
+            for side in ("A", "B") if repeat % 2 == 0 else ("B", "A"):
+                rates.setdefault((side, label), []).append(ask(side, label, repeat + 1))
+    for proc in procs.values():
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait()
+    med = statistics.median
+    ref = next(iter(AGAINST_ROWS))
+    print(
+        f"env steps/s, median of {repeats} alternating pairs of {seconds:g} s; "
+        f"A = {other}/src, B = {here}/src"
+    )
+    width = max(len(label) for label in AGAINST_ROWS)
+    print(f"{'':<{width}}  {'A':>8}  {'B':>8}  {'B/A':>6}  {'A/ttt':>6}  {'B/ttt':>6}")
+    for label in AGAINST_ROWS:
+        a, b = rates[("A", label)], rates[("B", label)]
+        ratio = med([y / x for x, y in zip(a, b, strict=True)])
+        a_ttt = med([x / t for x, t in zip(a, rates[("A", ref)], strict=True)])
+        b_ttt = med([y / t for y, t in zip(b, rates[("B", ref)], strict=True)])
+        print(
+            f"{label:<{width}}  {med(a):>8,.0f}  {med(b):>8,.0f}  {ratio:>5.2f}x  "
+            f"{a_ttt:>5.3f}x  {b_ttt:>5.3f}x"
+        )
+
+
 def main() -> None:
-    args = arguments(__doc__, 1.5, 5).parse_args()
+    parser = arguments(__doc__, 1.5, 5)
+    parser.add_argument("--against", type=Path, help="another checkout: compare A/B")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker()
+        return
+    if args.against is not None:
+        against(args.against, args.repeats, args.seconds)
+        return
     secs = args.seconds
 
     refs: dict[str, Callable[[int], float]] = {}

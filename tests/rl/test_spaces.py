@@ -97,3 +97,33 @@ def test_cafe_indices_are_relative_to_the_area() -> None:
     assert space.decode(state, 0, space.offsets["clear"] + 5) == cafe.Clear((1, 2))
     place = space.offsets["place"] + (1 * 21 + 2) * 21 + 2
     assert space.decode(state, 0, place) == cafe.Place(0, 0, 1)
+
+
+def test_masked_discrete_samples_what_gymnasium_samples() -> None:
+    """The environments' action spaces draw exactly what `gymnasium.spaces.Discrete` draws
+    with the same seed and masks, and reject the masks it rejects."""
+    import gymnasium
+
+    from coffeetable.rl.spaces import MaskedDiscrete
+
+    rng = np.random.default_rng(3)
+    for n, start in ((15905, 0), (701, 0), (9, 2)):
+        ours, theirs = (
+            MaskedDiscrete(n, seed=5, start=start),
+            gymnasium.spaces.Discrete(n, seed=5, start=start),
+        )
+        for k in sorted({0, 1, 2, 3, min(30, n), n}):
+            mask = np.zeros(n, dtype=np.int8)
+            mask[rng.choice(n, size=k, replace=False)] = 1
+            for _ in range(20):
+                assert ours.sample(mask) == theirs.sample(mask)
+            assert ours.sample() == theirs.sample()
+        probability = np.full(n, 1 / n)
+        assert ours.sample(probability=probability) == theirs.sample(probability=probability)
+        for bad in (np.full(n, 2, dtype=np.int8), np.full(n, -1, dtype=np.int8)):
+            with pytest.raises(AssertionError, match="0 or 1"):
+                ours.sample(bad)
+        with pytest.raises(AssertionError, match="dtype"):
+            ours.sample(np.ones(n, dtype=np.float32))
+        with pytest.raises(AssertionError, match="shape"):
+            ours.sample(np.ones(n + 1, dtype=np.int8))

@@ -40,8 +40,8 @@ from pettingzoo.utils import wrappers
 from coffeetable.core.errors import DataError, IllegalActionError
 from coffeetable.core.game import Action, Game, State
 from coffeetable.core.registry import find_game
-from coffeetable.rl.observations import observation_box, observation_function
-from coffeetable.rl.spaces import action_space
+from coffeetable.rl.observations import observation_box, observer
+from coffeetable.rl.spaces import MaskedDiscrete, action_space
 
 REWARDS = ("win", "score")
 ObsDict = dict[str, np.ndarray[Any, Any]]
@@ -99,7 +99,8 @@ class CoffeetableAECEnv(AECEnv[str, ObsDict, int]):
             )
         self.render_mode = render_mode
         self.actions = action_space(self.game)
-        self.observation = observation_function(self.game)
+        self.observer = observer(self.game)  # Café: each seat's tensor kept, updated
+        self.observation = self.observer.observe
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         box = observation_box(self.game, num_players)
@@ -108,9 +109,7 @@ class CoffeetableAECEnv(AECEnv[str, ObsDict, int]):
             a: gymnasium.spaces.Dict({"observation": box, "action_mask": mask})
             for a in self.possible_agents
         }
-        self._action_spaces = {
-            a: gymnasium.spaces.Discrete(self.actions.size) for a in self.possible_agents
-        }
+        self._action_spaces = {a: MaskedDiscrete(self.actions.size) for a in self.possible_agents}
         self._seeds = random.Random()
         self.state: State = self.game.new_initial_state(num_players, 0, self.options)
         self._legal: tuple[int, int, dict[int, Action]] | None = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 import gymnasium
 import numpy as np
@@ -36,11 +36,38 @@ def observation_module(game: Game) -> ModuleType:
 ObservationFn = Callable[[State, int], npt.NDArray[np.float32]]
 
 
+class Observing(Protocol):
+    """What an environment observes through: `observe(state, seat)`, a new array equal to
+    `observation_tensor(state, seat)`, and `write(state, seat)`, the same values in an array
+    that the next call may change (to copy at once into a buffer of one's own)."""
+
+    def observe(self, state: Any, seat: int) -> npt.NDArray[np.float32]: ...
+
+    def write(self, state: Any, seat: int) -> npt.NDArray[np.float32]: ...
+
+
+class _FromScratch:
+    """`Observing` for a game whose tensor is built from scratch at every call."""
+
+    def __init__(self, fn: ObservationFn) -> None:
+        self.observe = self.write = fn
+
+
+def observer(game: Game) -> Observing:
+    """A new `Observing` of the game, for one environment to keep (rather than look the
+    game's module up at every step). Where the game has an `Observer` (Café), it is a new
+    one: it keeps each seat's tensor and rewrites only the parts whose state changed, so
+    each environment needs its own."""
+    module = observation_module(game)
+    cls = getattr(module, "Observer", None)
+    made: Observing = cls(game) if cls is not None else _FromScratch(module.observation_tensor)
+    return made
+
+
 def observation_function(game: Game) -> ObservationFn:
-    """The game's `observation_tensor(state, seat)` itself: the environments keep it, rather
-    than look the game's module up at every step."""
-    fn: ObservationFn = observation_module(game).observation_tensor
-    return fn
+    """`observer(game).observe`: `(state, seat) -> tensor`, equal to the game's
+    `observation_tensor`, for one environment to keep."""
+    return observer(game).observe
 
 
 def observation_tensor(state: State, seat: int) -> npt.NDArray[np.float32]:
@@ -75,4 +102,5 @@ __all__ = [
     "observation_module",
     "observation_shape",
     "observation_tensor",
+    "observer",
 ]

@@ -36,8 +36,8 @@ from coffeetable.bots.heuristics import value as estimate
 from coffeetable.core.errors import DataError, IllegalActionError
 from coffeetable.core.game import Action
 from coffeetable.core.registry import find_game
-from coffeetable.rl.observations import observation_box, observation_function
-from coffeetable.rl.spaces import CafeActionSpace, action_space
+from coffeetable.rl.observations import observation_box, observer
+from coffeetable.rl.spaces import CafeActionSpace, MaskedDiscrete, action_space
 
 Obs = npt.NDArray[np.float32]
 SHAPINGS = (None, "estimate")
@@ -77,9 +77,10 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
         self.illegal_reward = float(illegal_reward)
         self.max_steps = max_steps
         self.actions: CafeActionSpace = action_space(self.game)  # type: ignore[assignment]
-        self.observation = observation_function(self.game)
+        self.observer = observer(self.game)  # each seat's tensor kept, updated
+        self.observation = self.observer.observe
         self.observation_space = observation_box(self.game, 1)  # type: ignore[assignment]
-        self.action_space = gymnasium.spaces.Discrete(self.actions.size)
+        self.action_space = MaskedDiscrete(self.actions.size)
         self.state = self.game.new_initial_state(1, 0, self.options)
         self._legal: dict[int, Action] = {}
         self._value = 0.0

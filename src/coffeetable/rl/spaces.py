@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+import gymnasium
 import numpy as np
 import numpy.typing as npt
 
@@ -48,6 +49,7 @@ from coffeetable.games.cafe.area import Pos
 from coffeetable.games.cafe.observation import GRID, MAX_SLOTS, area_origin, area_slots
 
 if TYPE_CHECKING:
+    from coffeetable.games.cafe.area import BusinessArea
     from coffeetable.games.cafe.game import CafeGame
     from coffeetable.games.cafe.state import CafeState
 
@@ -90,6 +92,32 @@ class _Base:
         return out
 
 
+class MaskedDiscrete(gymnasium.spaces.Discrete):
+    """`gymnasium.spaces.Discrete` whose `sample(mask)` makes one pass over a large mask
+    where Gymnasium's makes five; the draw is the same (`np_random.choice` over the legal
+    indices in order, which is `legal[np_random.integers(0, len(legal))]`), so a seeded
+    space samples exactly what `Discrete` samples (tests/rl/test_spaces.py checks it). Any
+    other call (a probability mask, a mask of the wrong type or shape, values other than 0
+    and 1) is Gymnasium's own, errors included."""
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
+        if (
+            probability is not None
+            or not isinstance(mask, np.ndarray)
+            or mask.dtype != np.int8
+            or mask.shape != (self.n,)
+        ):
+            return super().sample(mask, probability)
+        legal = mask.view(np.bool_).nonzero()[0]  # every non-zero value
+        if not legal.size:
+            return self.start
+        if (mask[legal] != 1).any():  # not 0 or 1: Gymnasium's own error
+            return super().sample(mask)
+        # = np_random.choice(legal), without its checks
+        pick = legal[self.np_random.integers(0, legal.size)]
+        return np.int64(self.start + pick)
+
+
 # ==== Coffee Rush ================================================================================
 class RushActionSpace(_Base):
     """The engine's own encoding: `game.num_distinct_actions` codes, state-independent."""
@@ -129,15 +157,24 @@ KINDS = (
 
 
 class _Frame:
-    """One seat's area in one state: its frame origin and its slots."""
+    """An area's frame origin and its slots (they change only when a card is placed)."""
 
     __slots__ = ("origin", "slot_of", "slots")
 
-    def __init__(self, state: CafeState, seat: int) -> None:
-        area = state.players[seat].area
+    def __init__(self, area: BusinessArea) -> None:
         self.origin = area_origin(area)
         self.slots = area_slots(area)
         self.slot_of = {pos: k for k, pos in enumerate(self.slots)}
+
+
+def _frame_of(state: CafeState, seat: int) -> _Frame:
+    """The frame of `seat`'s area, cached with what is derived from its cells alone
+    (`BusinessArea.memo`, renewed when a card is placed)."""
+    area = state.players[seat].area
+    frame: _Frame | None = area.memo.get("rl action frame")
+    if frame is None:
+        frame = area.memo["rl action frame"] = _Frame(area)
+    return frame
 
 
 class CafeActionSpace(_Base):
@@ -237,13 +274,17 @@ class CafeActionSpace(_Base):
         actions = state.legal_actions(seat)
         if not actions:
             return {}
-        frame = _Frame(state, seat)  # type: ignore[arg-type]
-        return {self._encode(frame, a): a for a in actions}
+        frame = _frame_of(state, seat)  # type: ignore[arg-type]
+        encoders = self._encoders
+        try:  # the encoders called directly (one call per action fewer than `_encode`)
+            return {encoders[type(a)](frame, a): a for a in actions}
+        except KeyError:
+            return {self._encode(frame, a): a for a in actions}  # raises NotationError
 
     def encode(self, state: State, seat: int, action: Action) -> int:
         """The index of `action` (in its canonical spelling) for `seat` in `state`. Raises
         NotationError for an action that has no index here (a cell outside the area)."""
-        return self._encode(_Frame(state, seat), state.canonical_action(seat, action))  # type: ignore[arg-type]
+        return self._encode(_frame_of(state, seat), state.canonical_action(seat, action))  # type: ignore[arg-type]
 
     def _encode(self, frame: _Frame, action: Action) -> int:
         try:
@@ -307,7 +348,7 @@ class CafeActionSpace(_Base):
             return cafe.BidDone()
         if kind == "pass":
             return cafe.Pass()
-        frame = _Frame(state, seat)  # type: ignore[arg-type]
+        frame = _frame_of(state, seat)  # type: ignore[arg-type]
 
         def cell(slot: int) -> Pos:
             if not 0 <= slot < len(frame.slots):
@@ -362,6 +403,7 @@ __all__ = [
     "CAFE_ENGINE_CODE_BOUND",
     "ActionSpace",
     "CafeActionSpace",
+    "MaskedDiscrete",
     "RushActionSpace",
     "action_space",
 ]

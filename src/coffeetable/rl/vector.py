@@ -162,7 +162,7 @@ class _SoloShard(_Shard):
 
     def _write(self, i: int) -> None:
         env = self.envs[i]
-        self.rows["obs"][i] = env.observation(env.state, 0)
+        self.rows["obs"][i] = env.observer.write(env.state, 0)
         self.write_mask(i, env._legal)
         self.rows["score"][i] = env.score()
 
@@ -227,7 +227,7 @@ class _AECShard(_Shard):
         env = self.envs[i]
         seat = min(env.state.current_seats())
         self.rows["seats"][i] = seat
-        self.rows["obs"][i] = env.observation(env.state, seat)
+        self.rows["obs"][i] = env.observer.write(env.state, seat)
         self.write_mask(i, env.legal_actions(seat))
 
     def reset(self, seeds: Seeds) -> None:

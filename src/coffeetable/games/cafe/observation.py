@@ -85,6 +85,9 @@ CH = len(CELL_CHANNELS)  # 33
 _C_KIND, _C_COLOUR, _C_CAKE, _C_CUBES, _C_NEEDS, _C_VP = 0, 11, 15, 16, 20, 24
 _C_COMPLETE, _C_UNAVAILABLE, _C_ANCHOR = 25, 26, 27
 _C_OPEN_GROUP, _C_OPEN_CELL, _C_PENDING, _C_SUPPLY, _C_DELIVER = 28, 29, 30, 31, 32
+#: the channels that follow the cubes and the seat's open and pending actions (the others
+#: change only when a card is placed)
+_DYNAMIC = (*range(_C_CUBES, _C_VP), _C_COMPLETE, *range(_C_OPEN_GROUP, CH))
 #: features of one card (display, hands): 6 printed cells, then has-cup and star
 CELL_FEATURES = KINDS + COLOURS + 1 + COLOURS + 1  # 21
 CARD_FEATURES = 6 * CELL_FEATURES + 2  # 128
@@ -316,132 +319,349 @@ def observation_shape(
 
 
 # ==== the tensor =================================================================================
-def observation_tensor(state: CafeState, seat: int) -> Tensor:
-    """What `seat` may know about `state`, as a flat float32 vector (docs/rl.md)."""
+def _check_seat(state: CafeState, seat: int) -> None:
     n = state.num_players
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
         raise DataError(f"there is no seat {seat!r} in a {n}-player game")
+
+
+def observation_tensor(state: CafeState, seat: int) -> Tensor:
+    """What `seat` may know about `state`, as a flat float32 vector (docs/rl.md), built from
+    scratch (`Observer` keeps one per seat and rewrites only what changed)."""
+    _check_seat(state, seat)
+    n = state.num_players
     game = state.game
     layout = observation_layout(game, n)
     stats = _stats(game.deck)
-    off = layout.offsets
     out = np.zeros(layout.size, dtype=np.float32)
-    idx: list[int] = []  # positions set to 1
-    sparse: dict[int, float] = {}  # other values
-
-    def rel(s: int) -> int:
-        return (s - seat) % n
-
-    rules: CafeRules = state.rules
-    idx.append(off["players"] + n - 1)
-    flags = (rules.advanced, rules.espresso, *(card in rules.promos for card in PROMOS.values()))
-    idx.extend(off["options"] + i for i, on in enumerate(flags) if on)
-    idx.append(off["seat"] + seat)
-    idx.append(off["round"] + min(state.round, ROUNDS) - 1)
-    idx.append(off["phase"] + PHASES.index(state.phase))
+    _write_constants(state, seat, layout, out)
     removed_rule = state.removed_by_rule()
-    # (state.removed_unseen(), without listing the ★ cards twice)
-    counts = (len(state.deck), len(state.removed) - len(removed_rule), len(state.discard))
-    sparse.update((off["counts"] + i, v / 10) for i, v in enumerate(counts))
-    sparse.update((off["supply"] + c, v / CUBES_PER_COLOUR) for c, v in enumerate(state.supply))
-    idx.append(off["master"] + rel(state.master))
-    for k, s in enumerate(state.draft_order[:MAX_PLAYERS]):
-        idx.append(off["draft_order"] + rel(s) * MAX_PLAYERS + k)
-    if state.phase is Phase.AUCTION:  # the view shows the auction in its phase only
-        for s in range(n):
-            r = rel(s)
-            sparse[off["auction_stakes"] + r] = min(state.stakes[s], STAKE_CAP) / 10
-            if state.passed[s]:
-                idx.append(off["auction_passed"] + r)
-        if 0 <= state.bidder < n:
-            idx.append(off["auction_bidder"] + rel(state.bidder))
-        sparse[off["auction_bid_open"]] = min(state.bid_open, STAKE_CAP) / 10
-
-    # card status bitmaps
-    cards = len(stats.ids)
-    base = off["cards"]
-    index = stats.index
-    seen: set[str] = set()
-    hands = [p.hand for p in state.players if p.hand is not None]
-    placed = [pl.card for p in state.players for pl in p.area.cards]
-    for status, pile in enumerate((state.display, hands, placed, state.discard, removed_rule)):
-        row = base + status * cards
-        for card in pile:
-            if card in index:
-                idx.append(row + index[card])
-                seen.add(card)
-    # unseen: every card of this game that is nowhere in sight (the deck and the random
-    # removals together, worked out from what is visible, as a player would)
-    row = base + 5 * cards
-    in_game = [*stats.plans, *rules.promos, *(stats.espresso if rules.espresso else ())]
-    idx.extend(row + index[c] for c in in_game if c not in seen)
-
-    # the display
-    base = off["display"]
-    for k, card in enumerate(state.display[:MAX_DISPLAY]):
-        start = base + k * (1 + CARD_FEATURES)
-        out[start] = 1
-        out[start + 1 : start + 1 + CARD_FEATURES] = stats.card_table[index[card]]
-
-    # the seats
-    scores = state.scores()
+    _write_public(state, seat, removed_rule, layout, out)
+    frames = [_frame(p.area, stats) for p in state.players]
+    _write_cards(state, stats, removed_rule, layout, out)
     seat_offsets = _seat_offsets(layout, n)
     for s, player in enumerate(state.players):
-        o = seat_offsets[rel(s)]
-        if player.company in COMPANIES:
-            idx.append(o.company + COMPANIES.index(player.company))
-        sparse.update(
-            (o.warehouse + c, min(v, WAREHOUSE_CAP) / 4) for c, v in enumerate(player.warehouse)
-        )
-        idx.append(o.stage + int(player.stage))
-        sparse[o.ap] = min(player.ap, MAX_AP) / MAX_AP
-        idx.append(o.open + int(player.open_kind))
-        idx.extend(o.open + 4 + c for c in range(COLOURS) if player.open_colours >> c & 1)
-        sparse.update((o.pending_fill + c, v / 4) for c, v in enumerate(player.pending_fill) if v)
-        if player.hand is not None:
-            start = o.hand
-            out[start] = 1
-            out[start + 1 : start + 1 + CARD_FEATURES] = stats.card_table[index[player.hand]]
-        score = scores[s]
-        tiebreak = (*score.tiebreak, 0, 0)[:2]
-        sparse[o.score] = min(max(score.total, 0), SCORE_CAP) / 10
-        sparse[o.score + 1] = tiebreak[0] / 10
-        sparse[o.score + 2] = tiebreak[1] / 10
-        area = player.area
-        height, width = _frame(area, stats).size
-        summary = (
-            min(len(area.cards), CARDS_CAP) / 9,
-            area.cups / 8,
-            area.ships / 8,
-            min(height / GRID, 1.0),
-            min(width / GRID, 1.0),
-        )
-        sparse.update((o.area + i, v) for i, v in enumerate(summary))
-        _area_cells(area, player, stats, o.grid, out, idx, sparse)
+        o = seat_offsets[(s - seat) % n]
+        _write_seat(player, _score_values(state, s), frames[s], stats, o, out)
+        _area_cells(player.area, player, stats, o.grid, out)
+    _write_slots(state.players[seat].area, stats, layout, out)
+    return out
 
-    out[np.fromiter(idx, dtype=np.intp, count=len(idx))] = 1
+
+def _flush(out: Tensor, idx: list[int], sparse: dict[int, float]) -> None:
+    """Set the flat positions `idx` to 1 and those of `sparse` to their values."""
+    if idx:
+        out[np.fromiter(idx, dtype=np.intp, count=len(idx))] = 1
     if sparse:
         k = len(sparse)
         out[np.fromiter(sparse.keys(), dtype=np.intp, count=k)] = np.fromiter(
             sparse.values(), dtype=np.float32, count=k
         )
 
-    # the observer's slots: their frame coordinates and a copy of their grid channels
-    area = state.players[seat].area
-    r0, c0 = _frame(area, stats).origin
-    slots = area_slots(area)
+
+def _option_flags(rules: CafeRules) -> tuple[bool, ...]:
+    return (rules.advanced, rules.espresso, *(card in rules.promos for card in PROMOS.values()))
+
+
+def _write_constants(state: CafeState, seat: int, layout: TensorLayout, out: Tensor) -> None:
+    """`players`, `options`, `seat`: fixed for a game and a seat (into a zeroed `out`)."""
+    off = layout.offsets
+    idx = [off["players"] + state.num_players - 1, off["seat"] + seat]
+    idx.extend(off["options"] + i for i, on in enumerate(_option_flags(state.rules)) if on)
+    _flush(out, idx, {})
+
+
+def _write_public(
+    state: CafeState, seat: int, removed_rule: list[str], layout: TensorLayout, out: Tensor
+) -> None:
+    """`round` to `auction_bid_open` (all of it written, as one list): the round, phase,
+    piles' sizes, supply, master, draft order and auction. `removed_rule` is
+    `state.removed_by_rule()`."""
+    n = state.num_players
+    off = layout.offsets
+    start = off["round"]
+    values = [0.0] * (off["cards"] - start)
+
+    def rel(s: int) -> int:
+        return (s - seat) % n
+
+    values[min(state.round, ROUNDS) - 1] = 1
+    values[off["phase"] - start + PHASES.index(state.phase)] = 1
+    k = off["counts"] - start
+    # (state.removed_unseen(), without listing the ★ cards twice)
+    values[k] = len(state.deck) / 10
+    values[k + 1] = (len(state.removed) - len(removed_rule)) / 10
+    values[k + 2] = len(state.discard) / 10
+    k = off["supply"] - start
+    for c, v in enumerate(state.supply):
+        values[k + c] = v / CUBES_PER_COLOUR
+    values[off["master"] - start + rel(state.master)] = 1
+    k = off["draft_order"] - start
+    for i, s in enumerate(state.draft_order[:MAX_PLAYERS]):
+        values[k + rel(s) * MAX_PLAYERS + i] = 1
+    if state.phase is Phase.AUCTION:  # the view shows the auction in its phase only
+        stakes, passed = off["auction_stakes"] - start, off["auction_passed"] - start
+        for s in range(n):
+            r = rel(s)
+            values[stakes + r] = min(state.stakes[s], STAKE_CAP) / 10
+            if state.passed[s]:
+                values[passed + r] = 1
+        if 0 <= state.bidder < n:
+            values[off["auction_bidder"] - start + rel(state.bidder)] = 1
+        values[off["auction_bid_open"] - start] = min(state.bid_open, STAKE_CAP) / 10
+    out[start : off["cards"]] = values
+
+
+def _write_cards(
+    state: CafeState,
+    stats: _DeckStats,
+    removed_rule: list[str],
+    layout: TensorLayout,
+    out: Tensor,
+) -> None:
+    """`cards` and `display` (cleared first): where every card is, and the cards on offer."""
+    off = layout.offsets
+    base = off["cards"]
+    out[base : off["p0.company"]] = 0
+    cards = len(stats.ids)
+    index = stats.index
+    hands = [p.hand for p in state.players if p.hand is not None]
+    placed = [pl.card for p in state.players for pl in p.area.cards]
+    piles = (state.display, hands, placed, state.discard, removed_rule)
+    idx: list[int] = []
+    for status, pile in enumerate(piles):
+        row = base + status * cards
+        idx += [row + index[card] for card in pile if card in index]
+    # unseen: every card of this game that is nowhere in sight (the deck and the random
+    # removals together, worked out from what is visible, as a player would)
+    seen = set().union(*piles)
+    row = base + 5 * cards
+    rules = state.rules
+    in_game = [*stats.plans, *rules.promos, *(stats.espresso if rules.espresso else ())]
+    idx += [row + index[c] for c in in_game if c not in seen]
+    _flush(out, idx, {})
+    shown = [index[card] for card in state.display[:MAX_DISPLAY]]
+    if shown:
+        start = off["display"]
+        table = out[start : start + MAX_DISPLAY * (1 + CARD_FEATURES)]
+        rows = table.reshape(MAX_DISPLAY, 1 + CARD_FEATURES)[: len(shown)]
+        rows[:, 0] = 1
+        rows[:, 1:] = stats.card_table[shown]
+
+
+def _score_values(state: CafeState, s: int) -> tuple[float, float, float]:
+    """Seat `s`'s `score` field: the score as if the game ended now and its tie-breaks."""
+    score = state.score(s)
+    tiebreak = (*score.tiebreak, 0, 0)[:2]
+    return (min(max(score.total, 0), SCORE_CAP) / 10, tiebreak[0] / 10, tiebreak[1] / 10)
+
+
+def _write_seat(
+    player: PlayerState,
+    score: tuple[float, float, float],
+    frame: _Frame,
+    stats: _DeckStats,
+    o: _SeatOffsets,
+    out: Tensor,
+) -> None:
+    """A seat's fields before its grid, at the offsets `o` (all of them written: company to
+    pending_fill as one list, the hand, then score and area). `score` is `_score_values`."""
+    head = [0.0] * (o.hand - o.company)
+    if player.company in COMPANIES:
+        head[COMPANIES.index(player.company)] = 1
+    k = o.warehouse - o.company
+    for c, v in enumerate(player.warehouse):
+        head[k + c] = min(v, WAREHOUSE_CAP) / 4
+    head[o.stage - o.company + int(player.stage)] = 1
+    head[o.ap - o.company] = min(player.ap, MAX_AP) / MAX_AP
+    k = o.open - o.company
+    head[k + int(player.open_kind)] = 1
+    for c in range(COLOURS):
+        if player.open_colours >> c & 1:
+            head[k + 4 + c] = 1
+    k = o.pending_fill - o.company
+    for c, v in enumerate(player.pending_fill):
+        head[k + c] = v / 4
+    out[o.company : o.hand] = head
+    if player.hand is None:
+        out[o.hand : o.score] = 0
+    else:
+        out[o.hand] = 1
+        out[o.hand + 1 : o.score] = stats.card_table[stats.index[player.hand]]
+    area = player.area
+    height, width = frame.size
+    out[o.score : o.grid] = (
+        *score,
+        min(len(area.cards), CARDS_CAP) / 9,
+        area.cups / 8,
+        area.ships / 8,
+        min(height / GRID, 1.0),
+        min(width / GRID, 1.0),
+    )
+
+
+def _write_slots(area: BusinessArea, stats: _DeckStats, layout: TensorLayout, out: Tensor) -> None:
+    """The observer's `slots` table: frame coordinates and a copy of each slot's channels
+    from `p0.grid`, which must be written already."""
     start, stop = layout.span("p0.grid")
-    grid = out[start:stop].reshape(GRID, GRID, CH)
+    cells = out[start:stop].reshape(GRID * GRID, CH)
     start, stop = layout.span("slots")
-    table = out[start:stop].reshape(MAX_SLOTS, SLOT_FEATURES)
-    k = len(slots)
-    frs = np.array([r - r0 for r, _ in slots], dtype=np.intp)
-    fcs = np.array([c - c0 for _, c in slots], dtype=np.intp)
-    table[:k, 0] = 1
-    table[:k, 1] = frs / (GRID - 1)
-    table[:k, 2] = fcs / (GRID - 1)
-    table[:k, 3:] = grid[frs, fcs]
-    return out
+    _fill_slots(_frame(area, stats), cells, out[start:stop].reshape(MAX_SLOTS, SLOT_FEATURES))
+
+
+def _fill_slots(frame: _Frame, cells: Tensor, table: Tensor) -> None:
+    """`table` (the slots, MAX_SLOTS x SLOT_FEATURES) from `cells` (p0.grid, GRID² x CH)."""
+    k = len(frame.slot_cells)
+    table[:k, :3] = frame.slot_static
+    table[:k, 3:] = cells[frame.slot_cells]
+    table[k:] = 0
+
+
+# ==== kept per seat, rewritten where the state changed =========================================
+def _grid_key(player: PlayerState, frame: _Frame) -> tuple[Any, ...]:
+    """Everything a seat's grid is made of: the frame (one object per version of the cells),
+    the cubes, the shops (immutable, replaced when a cube goes in), the open and pending
+    cells. Equal keys, equal grids."""
+    area = player.area
+    return (
+        frame,
+        area.cubes.copy(),
+        tuple(area.shops),
+        player.open_kind,
+        player.open_group,
+        player.open_cells,
+        player.pending_fill,
+        player.pending_cells,
+        player.pending_supply,
+        player.pending_deliver,
+    )
+
+
+def _seat_key(player: PlayerState, grid_key: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Everything a seat's fields before its grid are made of (its score is a function of
+    its area and warehouse)."""
+    return (
+        grid_key,
+        player.company,
+        tuple(player.warehouse),
+        player.stage,
+        player.hand,
+        player.ap,
+        player.open_colours,
+    )
+
+
+class _Kept:
+    """One observer seat's tensor and the keys of what is written in it."""
+
+    __slots__ = (
+        "cards",
+        "cells",
+        "constants",
+        "grids",
+        "layout",
+        "out",
+        "removed",
+        "seats",
+        "table",
+    )
+
+    def __init__(self, layout: TensorLayout, constants: tuple[Any, ...], n: int) -> None:
+        self.layout = layout
+        self.constants = constants
+        self.out: Tensor = np.zeros(layout.size, dtype=np.float32)
+        start, stop = layout.span("p0.grid")
+        self.cells = self.out[start:stop].reshape(GRID * GRID, CH)  # views of `out`
+        start, stop = layout.span("slots")
+        self.table = self.out[start:stop].reshape(MAX_SLOTS, SLOT_FEATURES)
+        self.cards: tuple[Any, ...] | None = None
+        self.removed: tuple[tuple[str, ...], list[str]] = ((), [])  # removed, by rule
+        self.grids: list[tuple[Any, ...] | None] = [None] * n  # per absolute seat
+        self.seats: list[tuple[Any, ...] | None] = [None] * n
+
+
+class Observer:
+    """The observation tensors of one stream of states (an environment's games), kept per
+    seat and brought up to date: each part of the tensor (the public header, the cards, each
+    seat's fields, each seat's grid, the slots) is rewritten only when what it is made of
+    differs from what was written last (compared by value: `_grid_key`, `_seat_key`), so an
+    action that changes one seat's area rewrites that area's frame only. `observe(state,
+    seat)` equals `observation_tensor(state, seat)`, the from-scratch reference, for any
+    sequence of states (tests/rl/test_observations.py checks it after every step of random
+    games); it returns a new array each call (the kept one is not handed out)."""
+
+    def __init__(self, game: CafeGame) -> None:
+        self.game = game
+        self.stats = _stats(game.deck)
+        self._kept: dict[int, _Kept] = {}
+        self._scores: dict[int, tuple[tuple[Any, ...], tuple[float, float, float]]] = {}
+
+    def _score(self, state: CafeState, s: int, grid: tuple[Any, ...]) -> tuple[float, float, float]:
+        """`_score_values(state, s)`, computed again only when what the score is made of (the
+        area's cells and cubes, the warehouse, the rules) differs from the last time."""
+        key = (grid[:3], tuple(state.players[s].warehouse), state.rules)
+        known = self._scores.get(s)
+        if known is None or known[0] != key:
+            known = self._scores[s] = (key, _score_values(state, s))
+        return known[1]
+
+    def observe(self, state: CafeState, seat: int) -> Tensor:
+        """What `seat` may know about `state` (the same values as `observation_tensor`)."""
+        return self.write(state, seat).copy()
+
+    def write(self, state: CafeState, seat: int) -> Tensor:
+        """Bring `seat`'s kept tensor up to date and return it (not a copy: the next call
+        changes it)."""
+        _check_seat(state, seat)
+        n = state.num_players
+        stats = self.stats if state.game is self.game else _stats(state.game.deck)
+        layout = observation_layout(state.game, n)
+        constants = (n, stats, state.rules)
+        kept = self._kept.get(seat)
+        if kept is None or kept.layout is not layout or kept.constants != constants:
+            kept = self._kept[seat] = _Kept(layout, constants, n)
+            _write_constants(state, seat, layout, kept.out)
+        out = kept.out
+        removed = tuple(state.removed)
+        if removed != kept.removed[0]:
+            kept.removed = (removed, state.removed_by_rule())
+        removed_rule = kept.removed[1]
+        _write_public(state, seat, removed_rule, layout, out)
+        players = state.players
+        frames = [_frame(p.area, stats) for p in players]
+        cards = (
+            tuple(state.display),
+            tuple(p.hand for p in players),
+            tuple(frames),
+            tuple(state.discard),
+            removed,
+        )
+        if cards != kept.cards:
+            _write_cards(state, stats, removed_rule, layout, out)
+            kept.cards = cards
+        seat_offsets = _seat_offsets(layout, n)
+        for s, player in enumerate(players):
+            o = seat_offsets[(s - seat) % n]
+            frame = frames[s]
+            grid = _grid_key(player, frame)
+            before = kept.grids[s]
+            if before is None or before[0] is not frame:  # a card placed: all of it
+                out[o.grid : o.grid + GRID * GRID * CH] = 0
+                _area_cells(player.area, player, stats, o.grid, out)
+                kept.grids[s] = grid
+                if s == seat:
+                    _fill_slots(frame, kept.cells, kept.table)
+            elif grid != before:  # cubes or open cells: the dynamic channels
+                out[frame.dynamic + o.grid] = 0
+                _area_dynamic(player.area, player, stats, frame, o.grid, out)
+                kept.grids[s] = grid
+                if s == seat:
+                    _fill_slots(frame, kept.cells, kept.table)
+            fields = _seat_key(player, grid)
+            if fields != kept.seats[s]:
+                _write_seat(player, self._score(state, s, grid), frame, stats, o, out)
+                kept.seats[s] = fields
+        return out
 
 
 class _Frame:
@@ -454,11 +674,31 @@ class _Frame:
     shop), `values` at `value_at` (cake and shop VP); `shops` lists the available shops
     (index, offsets of their cells), whose needs and completion follow their cubes."""
 
-    __slots__ = ("cell_at", "ones", "origin", "shops", "size", "value_at", "values")
+    __slots__ = (
+        "cell_at",
+        "dynamic",
+        "ones",
+        "origin",
+        "shops",
+        "size",
+        "slot_cells",
+        "slot_static",
+        "value_at",
+        "values",
+    )
 
     def __init__(self, area: BusinessArea, stats: _DeckStats) -> None:
         self.origin = r0, c0 = area_origin(area)
-        area_slots(area)  # checks the size
+        slots = area_slots(area)  # checks the size
+        frs = np.array([r - r0 for r, _ in slots], dtype=np.intp)
+        fcs = np.array([c - c0 for _, c in slots], dtype=np.intp)
+        #: the slots' cells (row * GRID + col) and their first three features
+        self.slot_cells = frs * GRID + fcs
+        self.slot_static = np.stack(
+            [np.ones(len(slots)), frs / (GRID - 1), fcs / (GRID - 1)], axis=1
+        ).astype(np.float32)
+        #: the dynamic channels (`_DYNAMIC`) of every visible cell
+        self.dynamic = (self.slot_cells[:, None] * CH + np.array(_DYNAMIC)).ravel()
         rows = [r for r, _ in area.top]
         cols = [c for _, c in area.top]
         self.size = (max(rows) - min(rows) + 1, max(cols) - min(cols) + 1)  # of the area
@@ -508,15 +748,26 @@ def _area_cells(
     stats: _DeckStats,
     base: int,
     out: Tensor,
-    idx: list[int],
-    sparse: dict[int, float],
 ) -> None:
-    """The frame's cells: the placement-constant part straight into `out`, then the cubes,
-    the shops' needs and the seat's open and pending cells (flat indices set to 1 go to
-    `idx`, other values to `sparse`)."""
+    """The frame's cells into a cleared grid at `base`: the placement-constant part, then the
+    cubes, the shops' needs and the seat's open and pending cells (`_area_dynamic`)."""
     frame = _frame(area, stats)
     out[frame.ones + base] = 1
     out[frame.value_at + base] = frame.values
+    _area_dynamic(area, player, stats, frame, base, out)
+
+
+def _area_dynamic(
+    area: BusinessArea,
+    player: PlayerState,
+    stats: _DeckStats,
+    frame: _Frame,
+    base: int,
+    out: Tensor,
+) -> None:
+    """The `_DYNAMIC` channels of the frame's cells, which must be cleared."""
+    idx: list[int] = []
+    sparse: dict[int, float] = {}
     cell_at = frame.cell_at
     for pos, (colour, n) in area.cubes.items():
         sparse[base + cell_at[pos] + _C_CUBES + colour] = n / 4
@@ -548,6 +799,7 @@ def _area_cells(
     idx.extend(at(pos) + _C_SUPPLY for pos in player.pending_supply)
     if player.pending_deliver is not None:
         idx.append(at(player.pending_deliver) + _C_DELIVER)
+    _flush(out, idx, sparse)
 
 
 __all__ = [
@@ -557,6 +809,7 @@ __all__ = [
     "MARGIN",
     "MAX_DISPLAY",
     "MAX_SLOTS",
+    "Observer",
     "area_origin",
     "area_slots",
     "observation_layout",

@@ -108,6 +108,48 @@ def observation_shape(
     return (observation_layout(game, num_players).size,)
 
 
+_TEMPLATES: dict[tuple[int, int, bool], Tensor] = {}
+_SEAT_FIELDS = ("meeples", "cups", "counters", "piles", "upgrades", "rush")
+_SEAT_OFFSETS: dict[int, list[tuple[int, ...]]] = {}
+
+
+def _seat_offsets(layout: TensorLayout, n: int) -> list[tuple[int, ...]]:
+    """Per relative seat, where its fields (`_SEAT_FIELDS`) start (cached per layout, which
+    lives as long as the program: `_LAYOUTS`)."""
+    known = _SEAT_OFFSETS.get(id(layout))
+    if known is None:
+        off = layout.offsets
+        known = _SEAT_OFFSETS[id(layout)] = [
+            tuple(off[f"p{k}.{name}"] for name in _SEAT_FIELDS) for k in range(n)
+        ]
+    return known
+
+
+def _template(state: RushState, layout: TensorLayout, seat: int) -> Tensor:
+    """The values fixed for a game and a seat (players, options, seat, board, specialties),
+    the rest zero; cached per layout (cards and players), seat and set-up. Copied, never
+    handed out."""
+    less_luck = bool(state.options.get("less_luck"))
+    key = (id(layout), seat, less_luck)
+    out = _TEMPLATES.get(key)
+    if out is None:
+        cards: CardSet = state.cards
+        off = layout.offsets
+        ings = len(cards.ingredients)
+        out = np.zeros(layout.size, dtype=np.float32)
+        out[off["players"] + state.num_players - 1] = 1
+        out[off["options"]] = less_luck
+        out[off["seat"] + seat] = 1
+        start = off["board"]
+        for sq, ing in enumerate(cards.board):
+            out[start + sq * ings + ing] = 1
+        start = off["specialties"]
+        for ing in cards.specialties:
+            out[start + ing] = 1
+        _TEMPLATES[key] = out
+    return out
+
+
 def observation_tensor(state: RushState, seat: int) -> Tensor:
     """What `seat` may know about `state`, as a flat float32 vector (docs/rl.md)."""
     n = state.num_players
@@ -116,16 +158,13 @@ def observation_tensor(state: RushState, seat: int) -> Tensor:
     cards: CardSet = state.cards
     layout = observation_layout(state.game, n)
     off = layout.offsets
-    out = np.zeros(layout.size, dtype=np.float32)
+    out = _template(state, layout, seat).copy()
     ings = len(cards.ingredients)
     drinks = len(cards.drinks)
 
     def rel(s: int) -> int:
         return (s - seat) % n
 
-    out[off["players"] + n - 1] = 1
-    out[off["options"]] = bool(state.options.get("less_luck"))
-    out[off["seat"] + seat] = 1
     out[off["phase"] + PHASES.index(state.phase)] = 1
     if state.phase is not Phase.OVER:
         out[off["to_move"] + rel(state.current)] = 1
@@ -134,12 +173,6 @@ def observation_tensor(state: RushState, seat: int) -> Tensor:
     start = off["supply"]
     out[start : start + ings] = state.supply
     out[off["rush_supply"]] = state.rush_supply
-    start = off["board"]
-    for sq, ing in enumerate(cards.board):
-        out[start + sq * ings + ing] = 1
-    start = off["specialties"]
-    for ing in cards.specialties:
-        out[start + ing] = 1
     if state.phase is Phase.TURN:
         out[off["turn_stage"] + int(state.stage)] = 1
         if state.meeple >= 0:
@@ -166,27 +199,27 @@ def observation_tensor(state: RushState, seat: int) -> Tensor:
             unseen[d] -= 1
     out[start + 2 * drinks : start + 3 * drinks] = unseen
 
+    seat_offsets = _seat_offsets(layout, n)
     for s in range(n):
-        p = f"p{rel(s)}."
-        start = off[p + "meeples"]
+        meeples, cups, counters, piles, upgrades, rush = seat_offsets[rel(s)]
+        start = meeples
         for m, sq in enumerate(state.meeples[s][:MEEPLES]):
             if sq >= 0:
                 out[start + m * SQUARES + sq] = 1
-        start = off[p + "cups"]
+        start = cups
         for c, cup in enumerate(state.cups[s]):
             out[start + c * ings : start + (c + 1) * ings] = cup
-        start = off[p + "counters"]
+        start = counters
         for k, counter in enumerate(state.counters[s]):
             for d in counter:
                 out[start + k * drinks + d] += 1
-        start = off[p + "piles"]
-        out[start] = len(state.completed[s])
-        out[start + 1] = len(state.penalties[s])
-        start = off[p + "upgrades"]
+        out[piles] = len(state.completed[s])
+        out[piles + 1] = len(state.penalties[s])
+        bits = state.upgrades[s]
         for k in range(len(UPGRADES)):
-            if state.upgrades[s] >> k & 1:
-                out[start + k] = 1
-        out[off[p + "rush"]] = state.rush[s]
+            if bits >> k & 1:
+                out[upgrades + k] = 1
+        out[rush] = state.rush[s]
     return out
 
 
