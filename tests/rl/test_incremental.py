@@ -48,13 +48,17 @@ def test_kept_equals_fresh_in_random_games(n: int, seed: int, every_seat: bool) 
 
 
 def test_kept_across_games_and_unrelated_states() -> None:
-    """One observer for states of different games, out of order (a reset, a clone, a
-    resampled state): each observation is still the state's own."""
+    """One observer for states of different games and variants, out of order (a reset, a
+    clone, a resampled state): each observation is still the state's own."""
     game = find_game("cafe")
     observer = Observer(game)
-    states = [s.clone() for seed in (3, 4) for s in random_game("cafe", 3, {}, seed)]
+    states = [
+        s.clone()
+        for seed, options in ((3, {}), (4, {"espresso": True}), (5, {"variant": "advanced"}))
+        for s in random_game("cafe", 3, options, seed)
+    ]
     rng = random.Random(1)
-    for _ in range(300):
+    for _ in range(600):
         state = rng.choice(states)
         seat = rng.randrange(3)
         if rng.random() < 0.2:

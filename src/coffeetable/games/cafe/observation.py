@@ -587,7 +587,7 @@ class Observer:
     differs from what was written last (compared by value: `_grid_key`, `_seat_key`), so an
     action that changes one seat's area rewrites that area's frame only. `observe(state,
     seat)` equals `observation_tensor(state, seat)`, the from-scratch reference, for any
-    sequence of states (tests/rl/test_observations.py checks it after every step of random
+    sequence of states (tests/rl/test_incremental.py checks it after every step of random
     games); it returns a new array each call (the kept one is not handed out)."""
 
     def __init__(self, game: CafeGame) -> None:
