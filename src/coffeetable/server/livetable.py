@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from coffeetable.core.game import Game, State
+from coffeetable.core.game import Action, Game, State
 from coffeetable.server.abandon import limit_of, public_json
 from coffeetable.server.clock import GameClock
 from coffeetable.server.deckbook import LoadedDeck, summary_of
@@ -117,6 +117,13 @@ class LiveTable:
     bot_plans: dict[int, list[str]] = field(default_factory=dict)
     # the views of `state` computed so far, per seat (MatchService._view)
     views: tuple[State | None, dict[int | None, dict[str, Any]]] = field(
+        default_factory=lambda: (None, {})
+    )
+    # the legal actions of `state` listed so far, per seat: their notations in the order
+    # of `legal_actions` (what the seat's payload sends) and each notation's action
+    # (MatchService._legal: a move the client picked from that list is applied without
+    # listing them again)
+    legal: tuple[State | None, dict[int, tuple[list[str], dict[str, Action]]]] = field(
         default_factory=lambda: (None, {})
     )
     # the score totals of a state (MatchService._moved: the state before a move had them

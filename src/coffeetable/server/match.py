@@ -32,7 +32,7 @@ from typing import Any
 import orjson
 
 from coffeetable.core.errors import CoffeetableError
-from coffeetable.core.game import State
+from coffeetable.core.game import Action, State
 from coffeetable.core.say import render as render_say
 from coffeetable.server import abandon
 from coffeetable.server.bus import Bus, table_topic
@@ -390,12 +390,31 @@ class MatchService:
             views[seat] = view
         return view
 
+    @staticmethod
+    def _legal(live: LiveTable, seat: int) -> tuple[list[str], dict[str, Action]]:
+        """The seat's legal actions in the table's state (which may act now), listed once
+        per state: their notations in the order of `legal_actions`, and the action of each
+        notation. A move a client picks from this list is applied without listing them
+        again (`act`)."""
+        state = live.state
+        assert state is not None
+        cached_state, by_seat = live.legal
+        if cached_state is not state:
+            by_seat = {}
+            live.legal = (state, by_seat)
+        listed = by_seat.get(seat)
+        if listed is None:
+            actions = state.legal_actions(seat)
+            notations = [a.notation() for a in actions]
+            listed = by_seat[seat] = (notations, dict(zip(notations, actions, strict=True)))
+        return listed
+
     def _seat_payload(self, live: LiveTable, seat: int | None) -> dict[str, Any]:
         state = live.state
         assert state is not None
         legal: list[str] = []
         if seat is not None and seat in state.current_seats() and not state.is_over():
-            legal = [a.notation() for a in state.legal_actions(seat)]
+            legal = self._legal(live, seat)[0]
         return {
             "seat": seat,
             "view": self._view(live, seat),
@@ -474,10 +493,19 @@ class MatchService:
                 raise ProtocolError(
                     ErrorCode.NOT_YOUR_TURN, "your time has run out: a bot plays your seat now"
                 )
+            # a move from the legal list this state sent the seat is legal as it stands:
+            # applied without the rules listing the legal actions again (their order is the
+            # seat's, checked above: the state is the table's, not over, the seat to act)
+            cached_state, by_seat = live.legal
+            listed = by_seat.get(seat) if cached_state is state else None
+            picked = listed[1].get(text) if listed is not None else None
             try:
-                action = live.game.parse_action(text)
                 after = state.clone()
-                played = after.apply(seat, action)
+                if picked is not None:
+                    after.apply_unchecked(seat, picked)
+                    played = picked
+                else:  # anything else (a turn of several steps, a typo) is checked in full
+                    played = after.apply(seat, live.game.parse_action(text))
             except CoffeetableError as exc:
                 raise ProtocolError(ErrorCode.ILLEGAL, str(exc)) from None
             try:
@@ -680,13 +708,20 @@ class MatchService:
         before = None
         if before_state is not None:
             before = known if known_state is before_state else _totals(before_state)
-        totals = _totals(after)
+        if live.clients and not after.private_views:
+            # the public view, which this node's clients get anyway, has them (its `scores`)
+            totals = [score["total"] for score in self._view(live, None)["scores"]]
+        else:
+            totals = _totals(after)
         live.totals = (after, totals)
         line = self._log_line(live, said, before, totals, version, seat, action)
         live.log.append(line)
         live.last_undoable = (
             before_state is not None
             and bot_of(meta.seats[seat]) is None
+            # a move after which its seat is not to act (or the game is over) is never taken
+            # back (`State.may_take_back`'s contract): the rules need not be asked
+            and seat in after.current_seats()
             and before_state.may_take_back(seat, action)
         )
         live.touched = self.monotonic()
