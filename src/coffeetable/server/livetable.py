@@ -119,6 +119,9 @@ class LiveTable:
     views: tuple[State | None, dict[int | None, dict[str, Any]]] = field(
         default_factory=lambda: (None, {})
     )
+    # the public view of a state encoded in two parts, around its `seat` (the seats' views
+    # in the moves' updates: MatchService._view_json)
+    view_parts: tuple[State | None, tuple[bytes, bytes] | None] = (None, None)
     # the legal actions of `state` listed so far, per seat: their notations in the order
     # of `legal_actions` (what the seat's payload sends) and each notation's action
     # (MatchService._legal: a move the client picked from that list is applied without

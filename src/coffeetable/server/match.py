@@ -390,6 +390,21 @@ class MatchService:
             views[seat] = view
         return view
 
+    def _view_json(self, live: LiveTable, seat: int | None) -> bytes:
+        """The seat's view (`_view`) encoded as JSON, as `encode_json` writes it. Unless the
+        game has views private to a seat, the public view is encoded once per state, and
+        each seat's is put together from its two parts around `seat`: the same bytes,
+        without encoding the view again for every seat."""
+        state = live.state
+        assert state is not None
+        if state.private_views or seat is None:
+            return _encode(self._view(live, seat))
+        parts_state, parts = live.view_parts
+        if parts_state is not state or parts is None:
+            parts = _split_at_seat(self._view(live, None))
+            live.view_parts = (state, parts)
+        return parts[0] + str(seat).encode() + parts[1]
+
     @staticmethod
     def _legal(live: LiveTable, seat: int) -> tuple[list[str], dict[str, Action]]:
         """The seat's legal actions in the table's state (which may act now), listed once
@@ -409,7 +424,11 @@ class MatchService:
             listed = by_seat[seat] = (notations, dict(zip(notations, actions, strict=True)))
         return listed
 
-    def _seat_payload(self, live: LiveTable, seat: int | None) -> dict[str, Any]:
+    def _seat_payload(
+        self, live: LiveTable, seat: int | None, *, encoded: bool = False
+    ) -> dict[str, Any]:
+        """What a message tells one seat about the table's state: its view (`encoded`: as
+        encoded JSON, `_view_json`), its legal actions, the clock, whether it may undo."""
         state = live.state
         assert state is not None
         legal: list[str] = []
@@ -417,7 +436,9 @@ class MatchService:
             legal = self._legal(live, seat)[0]
         return {
             "seat": seat,
-            "view": self._view(live, seat),
+            "view": orjson.Fragment(self._view_json(live, seat))
+            if encoded
+            else self._view(live, seat),
             "legal": legal,
             "clock": live.clock.snapshot() if live.clock is not None else None,
             "undoable": self.may_undo(live, seat),
@@ -733,7 +754,7 @@ class MatchService:
                         "type": "update",
                         "version": live.meta.version,
                         "move": orjson.Fragment(line[2]),  # encoded once, in the log line
-                        **self._seat_payload(live, client.seat),
+                        **self._seat_payload(live, client.seat, encoded=True),
                     }
                 )
             client.send(payloads[client.seat])
@@ -860,3 +881,20 @@ class MatchService:
 def _totals(state: State) -> list[int]:
     """The public score totals of a state, one per seat (as its view's `scores` has them)."""
     return [s.total for s in state.scores()]
+
+
+def _encode(value: Any) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+
+
+def _split_at_seat(public: dict[str, Any]) -> tuple[bytes, bytes]:
+    """The public view (`seat` None) encoded in two parts, before and after the value of its
+    `seat`: `parts[0] + b"1" + parts[1]` is seat 1's view `{**public, "seat": 1}` as
+    `encode_json` writes it (the same keys in the same order)."""
+    keys = list(public)
+    at = keys.index("seat")
+    before = {k: public[k] for k in keys[:at]}
+    after = {k: public[k] for k in keys[at + 1 :]}
+    head = _encode(before)[:-1] + (b',"seat":' if before else b'"seat":')
+    tail = (b"," + _encode(after)[1:]) if after else b"}"
+    return head, tail
