@@ -374,10 +374,7 @@ class MatchService:
         shared by the messages that hold them: nobody may change them."""
         state = live.state
         assert state is not None
-        cached_state, views = live.views
-        if cached_state is not state:
-            views = {}
-            live.views = (state, views)
+        views = live.of_state(state).views
         view = views.get(seat)
         if view is None:
             if state.private_views:
@@ -399,10 +396,10 @@ class MatchService:
         assert state is not None
         if state.private_views or seat is None:
             return _encode(self._view(live, seat))
-        parts_state, parts = live.view_parts
-        if parts_state is not state or parts is None:
-            parts = _split_at_seat(self._view(live, None))
-            live.view_parts = (state, parts)
+        cache = live.of_state(state)
+        parts = cache.view_parts
+        if parts is None:
+            parts = cache.view_parts = _split_at_seat(self._view(live, None))
         return parts[0] + str(seat).encode() + parts[1]
 
     @staticmethod
@@ -413,10 +410,7 @@ class MatchService:
         again (`act`)."""
         state = live.state
         assert state is not None
-        cached_state, by_seat = live.legal
-        if cached_state is not state:
-            by_seat = {}
-            live.legal = (state, by_seat)
+        by_seat = live.of_state(state).legal
         listed = by_seat.get(seat)
         if listed is None:
             actions = state.legal_actions(seat)
@@ -517,8 +511,8 @@ class MatchService:
             # a move from the legal list this state sent the seat is legal as it stands:
             # applied without the rules listing the legal actions again (their order is the
             # seat's, checked above: the state is the table's, not over, the seat to act)
-            cached_state, by_seat = live.legal
-            listed = by_seat.get(seat) if cached_state is state else None
+            cache = live.cache
+            listed = cache.legal.get(seat) if cache.state is state else None
             picked = listed[1].get(text) if listed is not None else None
             try:
                 after = state.clone()
