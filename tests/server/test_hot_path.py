@@ -6,7 +6,9 @@ one transaction straight on the driver."""
 
 from __future__ import annotations
 
+import asyncio
 import random
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,14 @@ from coffeetable.server.livetable import Client, LiveTable, encode_json
 from coffeetable.server.lobby import LobbyService
 from coffeetable.server.match import MatchService, _split_at_seat
 from coffeetable.server.protocol import ErrorCode, ProtocolError
-from coffeetable.server.storage import Seat, StaleVersionError, User, open_storage
+from coffeetable.server.storage import (
+    Seat,
+    StaleVersionError,
+    StorageError,
+    User,
+    open_storage,
+    sqlite_loop,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -161,3 +170,26 @@ def test_a_seats_view_spliced_from_the_public_one_is_its_encoding(public: dict[s
     head, tail = _split_at_seat(public)
     for seat in (0, 1, 3):
         assert head + str(seat).encode() + tail == encode_json({**public, "seat": seat}).encode()
+
+
+async def test_a_move_waits_for_another_processs_write_lock_then_gives_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    storage, _match, live, _clients = await _table(tmp_path, "cafe", 7)
+    try:
+        monkeypatch.setattr(sqlite_loop, "BUSY_TIMEOUT", 0.3)
+        other = sqlite3.connect(tmp_path / "hot.db", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        asyncio.get_running_loop().call_later(0.1, other.execute, "COMMIT")
+        stored = await storage.append_action(live.meta.id, 0, 0, "a")  # waited, then stored
+        assert stored.version == 1
+        other.execute("BEGIN IMMEDIATE")  # now for longer than the busy timeout
+        with pytest.raises(StorageError, match="database is locked"):
+            await storage.append_action(live.meta.id, 1, 0, "b")
+        other.execute("ROLLBACK")
+        other.close()
+        assert [a.notation for a in await storage.list_actions(live.meta.id)] == ["a"]
+        await storage.append_action(live.meta.id, 1, 0, "b")  # the writer works again
+        assert (await storage.get_table(live.meta.id)).version == 2  # type: ignore[union-attr]
+    finally:
+        await storage.close()
