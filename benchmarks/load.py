@@ -45,6 +45,7 @@ import ssl
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -252,7 +253,16 @@ def _client(
 
         async def one(game: str) -> Any:
             async with limit:
-                return await _set_up(base, game)
+                for attempt in range(5):
+                    try:
+                        return await _set_up(base, game)
+                    except (httpx.TransportError, OSError):
+                        # a loaded machine's server may drop a set-up connection (not
+                        # timed): a new table is set up instead
+                        if attempt == 4:
+                            raise
+                        await asyncio.sleep(0.5 * (attempt + 1))
+                return None
 
         tables_ready = await asyncio.gather(*(one(g) for g in games))
         # what the set-up made lives to the end: out of the cycle collector's way, whose full
@@ -276,7 +286,13 @@ def _client(
         for ws in out.pop("open"):
             await ws.close()
 
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    except BaseException:
+        # a client that failed must not leave the others (and the parent) waiting for it
+        ready.abort()
+        finished.abort()
+        raise
     result.put(out)
 
 
@@ -360,7 +376,10 @@ def run(
                 first += n
                 p.start()
                 procs.append(p)
-            ready.wait()  # the tables are set up: the timed window starts
+            try:
+                ready.wait()  # the tables are set up: the timed window starts
+            except threading.BrokenBarrierError:
+                raise SystemExit("a client process failed while setting up its tables") from None
             before = _nodes_cpu(pids)
             waited = sum(_run_queue_wait(p) for p in pids)
             spies = []

@@ -155,15 +155,15 @@ class AbandonService:
         if not self.leases.holds(live.meta.id):
             return
         task = live.abandon_task
-        if task is not None and task is asyncio.current_task():
-            return  # the watch itself made the change: it looks again by itself
         if task is not None and not task.done() and abandon.offer_of(live.meta) is None:
             # No offer to decide: a change (a move, the usual case) can only put the times
             # a look is due later, never earlier (every turn, sign of life and "wait" it
             # counts from is at or before now), so the watch goes on: if it wakes before
             # the new time, it looks again and sleeps on. No task made and cancelled per
-            # move.
+            # move. (This also covers the watch's own changes, asked first: cheaper.)
             return
+        if task is not None and task is asyncio.current_task():
+            return  # the watch itself made the change: it looks again by itself
         if task is not None:
             task.cancel()
         live.abandon_task = asyncio.get_running_loop().create_task(self._watch(live))

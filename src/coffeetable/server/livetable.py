@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from coffeetable.core.game import Game, State
+from coffeetable.core.game import Action, Game, State
 from coffeetable.server.abandon import limit_of, public_json
 from coffeetable.server.clock import GameClock
 from coffeetable.server.deckbook import LoadedDeck, summary_of
@@ -96,6 +96,22 @@ def log_json(line: LogLine) -> dict[str, Any]:
     return orjson.loads(line[2])  # type: ignore[no-any-return]
 
 
+@dataclass(eq=False, slots=True)
+class StateCache:
+    """What a node worked out about one state of a table, each at most once
+    (`MatchService`): nobody may change what it holds."""
+
+    state: State | None
+    # the views, per seat (`_view`)
+    views: dict[int | None, dict[str, Any]] = field(default_factory=dict)
+    # the public view encoded in two parts, around its `seat` (`_view_json`)
+    view_parts: tuple[bytes, bytes] | None = None
+    # the legal actions, per seat that may act: their notations in the order of
+    # `legal_actions` (what the seat's payload sends) and each notation's action (`_legal`:
+    # a move the client picked from that list is applied without listing them again)
+    legal: dict[int, tuple[list[str], dict[str, Action]]] = field(default_factory=dict)
+
+
 @dataclass(eq=False)
 class LiveTable:
     meta: GameTable
@@ -115,10 +131,8 @@ class LiveTable:
     # per bot seat, the rest of the turn its last move planned (server.bots.choose_move);
     # kept in memory only: after a restart the bot searches afresh
     bot_plans: dict[int, list[str]] = field(default_factory=dict)
-    # the views of `state` computed so far, per seat (MatchService._view)
-    views: tuple[State | None, dict[int | None, dict[str, Any]]] = field(
-        default_factory=lambda: (None, {})
-    )
+    # what this node worked out about `state` so far (`of_state`)
+    cache: StateCache = field(default_factory=lambda: StateCache(None))
     # the score totals of a state (MatchService._moved: the state before a move had them
     # after the move before, so each move computes them once)
     totals: tuple[State | None, list[int]] = field(default_factory=lambda: (None, []))
@@ -137,6 +151,14 @@ class LiveTable:
     @property
     def version(self) -> int:
         return self.meta.version
+
+    def of_state(self, state: State) -> StateCache:
+        """What this node worked out about `state` (the table's state) so far: a new, empty
+        cache once the table moved on to another state."""
+        cache = self.cache
+        if cache.state is not state:
+            cache = self.cache = StateCache(state)
+        return cache
 
 
 def now_utc() -> datetime:

@@ -32,7 +32,7 @@ from typing import Any
 import orjson
 
 from coffeetable.core.errors import CoffeetableError
-from coffeetable.core.game import State
+from coffeetable.core.game import Action, State
 from coffeetable.core.say import render as render_say
 from coffeetable.server import abandon
 from coffeetable.server.bus import Bus, table_topic
@@ -374,10 +374,7 @@ class MatchService:
         shared by the messages that hold them: nobody may change them."""
         state = live.state
         assert state is not None
-        cached_state, views = live.views
-        if cached_state is not state:
-            views = {}
-            live.views = (state, views)
+        views = live.of_state(state).views
         view = views.get(seat)
         if view is None:
             if state.private_views:
@@ -390,15 +387,52 @@ class MatchService:
             views[seat] = view
         return view
 
-    def _seat_payload(self, live: LiveTable, seat: int | None) -> dict[str, Any]:
+    def _view_json(self, live: LiveTable, seat: int | None) -> bytes:
+        """The seat's view (`_view`) encoded as JSON, as `encode_json` writes it. Unless the
+        game has views private to a seat, the public view is encoded once per state, and
+        each seat's is put together from its two parts around `seat`: the same bytes,
+        without encoding the view again for every seat."""
+        state = live.state
+        assert state is not None
+        if state.private_views or seat is None:
+            return _encode(self._view(live, seat))
+        cache = live.of_state(state)
+        parts = cache.view_parts
+        if parts is None:
+            parts = cache.view_parts = _split_at_seat(self._view(live, None))
+        return parts[0] + str(seat).encode() + parts[1]
+
+    @staticmethod
+    def _legal(live: LiveTable, seat: int) -> tuple[list[str], dict[str, Action]]:
+        """The seat's legal actions in the table's state (which may act now), listed once
+        per state: their notations in the order of `legal_actions`, and the action of each
+        notation. A move a client picks from this list is applied without listing them
+        again (`act`)."""
+        state = live.state
+        assert state is not None
+        by_seat = live.of_state(state).legal
+        listed = by_seat.get(seat)
+        if listed is None:
+            actions = state.legal_actions(seat)
+            notations = [a.notation() for a in actions]
+            listed = by_seat[seat] = (notations, dict(zip(notations, actions, strict=True)))
+        return listed
+
+    def _seat_payload(
+        self, live: LiveTable, seat: int | None, *, encoded: bool = False
+    ) -> dict[str, Any]:
+        """What a message tells one seat about the table's state: its view (`encoded`: as
+        encoded JSON, `_view_json`), its legal actions, the clock, whether it may undo."""
         state = live.state
         assert state is not None
         legal: list[str] = []
         if seat is not None and seat in state.current_seats() and not state.is_over():
-            legal = [a.notation() for a in state.legal_actions(seat)]
+            legal = self._legal(live, seat)[0]
         return {
             "seat": seat,
-            "view": self._view(live, seat),
+            "view": orjson.Fragment(self._view_json(live, seat))
+            if encoded
+            else self._view(live, seat),
             "legal": legal,
             "clock": live.clock.snapshot() if live.clock is not None else None,
             "undoable": self.may_undo(live, seat),
@@ -474,10 +508,19 @@ class MatchService:
                 raise ProtocolError(
                     ErrorCode.NOT_YOUR_TURN, "your time has run out: a bot plays your seat now"
                 )
+            # a move from the legal list this state sent the seat is legal as it stands:
+            # applied without the rules listing the legal actions again (their order is the
+            # seat's, checked above: the state is the table's, not over, the seat to act)
+            cache = live.cache
+            listed = cache.legal.get(seat) if cache.state is state else None
+            picked = listed[1].get(text) if listed is not None else None
             try:
-                action = live.game.parse_action(text)
                 after = state.clone()
-                played = after.apply(seat, action)
+                if picked is not None:
+                    after.apply_unchecked(seat, picked)
+                    played = picked
+                else:  # anything else (a turn of several steps, a typo) is checked in full
+                    played = after.apply(seat, live.game.parse_action(text))
             except CoffeetableError as exc:
                 raise ProtocolError(ErrorCode.ILLEGAL, str(exc)) from None
             try:
@@ -680,13 +723,20 @@ class MatchService:
         before = None
         if before_state is not None:
             before = known if known_state is before_state else _totals(before_state)
-        totals = _totals(after)
+        if live.clients and not after.private_views:
+            # the public view, which this node's clients get anyway, has them (its `scores`)
+            totals = [score["total"] for score in self._view(live, None)["scores"]]
+        else:
+            totals = _totals(after)
         live.totals = (after, totals)
         line = self._log_line(live, said, before, totals, version, seat, action)
         live.log.append(line)
         live.last_undoable = (
             before_state is not None
             and bot_of(meta.seats[seat]) is None
+            # a move after which its seat is not to act (or the game is over) is never taken
+            # back (`State.may_take_back`'s contract): the rules need not be asked
+            and seat in after.current_seats()
             and before_state.may_take_back(seat, action)
         )
         live.touched = self.monotonic()
@@ -698,7 +748,7 @@ class MatchService:
                         "type": "update",
                         "version": live.meta.version,
                         "move": orjson.Fragment(line[2]),  # encoded once, in the log line
-                        **self._seat_payload(live, client.seat),
+                        **self._seat_payload(live, client.seat, encoded=True),
                     }
                 )
             client.send(payloads[client.seat])
@@ -825,3 +875,20 @@ class MatchService:
 def _totals(state: State) -> list[int]:
     """The public score totals of a state, one per seat (as its view's `scores` has them)."""
     return [s.total for s in state.scores()]
+
+
+def _encode(value: Any) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+
+
+def _split_at_seat(public: dict[str, Any]) -> tuple[bytes, bytes]:
+    """The public view (`seat` None) encoded in two parts, before and after the value of its
+    `seat`: `parts[0] + b"1" + parts[1]` is seat 1's view `{**public, "seat": 1}` as
+    `encode_json` writes it (the same keys in the same order)."""
+    keys = list(public)
+    at = keys.index("seat")
+    before = {k: public[k] for k in keys[:at]}
+    after = {k: public[k] for k in keys[at + 1 :]}
+    head = _encode(before)[:-1] + (b',"seat":' if before else b'"seat":')
+    tail = (b"," + _encode(after)[1:]) if after else b"}"
+    return head, tail

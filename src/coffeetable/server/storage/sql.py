@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import functools
 import math
+import sqlite3
 import unicodedata
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -573,6 +574,33 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
                         await conn.invalidate()
                     raise StorageError(f"database error: {type(exc).__name__}: {exc}") from exc
                 if revision is None:
+                    await _raise_stale(conn, table_id, expected_version)
+        elif self._on_loop is not None and not _PLAYER_FIELDS & set(values):
+            # SQLite on the loop: the whole transaction on the driver (the statements
+            # compiled once, `prepared_sql`), a move's one write with no SQLAlchemy in it
+            on_loop = self._on_loop
+            dialect = on_loop.write_engine.dialect
+            bump_sql, bump_values = prepared_sql(bump, dialect, params)
+            insert_sql, insert_values = prepared_sql(insert, dialect, params)
+
+            def store(driver: sqlite3.Connection) -> int | None:
+                cursor = driver.execute(bump_sql, bump_values)
+                try:
+                    bumped = cursor.fetchall()  # the new revision; none: the swap failed
+                finally:
+                    cursor.close()
+                if not bumped:
+                    return None  # nothing changed: committing it is rolling it back
+                driver.execute(insert_sql, insert_values).close()
+                return int(bumped[0][0])
+
+            async with self._write_turn or contextlib.nullcontext():
+                try:
+                    revision = await on_loop.write_on_driver(store)
+                except sqlite3.Error as exc:
+                    raise StorageError(f"database error: {type(exc).__name__}: {exc}") from exc
+            if revision is None:
+                async with self._read() as conn:
                     await _raise_stale(conn, table_id, expected_version)
         else:
             async with self._write() as conn:

@@ -33,12 +33,14 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.compiler import SQLCompiler
+
+T = TypeVar("T")
 
 #: How long a writer waits for another process's write lock before it fails.
 BUSY_TIMEOUT = 30.0
@@ -138,12 +140,20 @@ _PREPARED: weakref.WeakKeyDictionary[
 ] = weakref.WeakKeyDictionary()
 
 
-def _is_busy(exc: OperationalError) -> bool:
-    orig = exc.orig
+def _is_busy(exc: BaseException) -> bool:
+    """Whether `exc` (the driver's, or SQLAlchemy's around it) says the file is locked."""
+    orig = exc.orig if isinstance(exc, OperationalError) else exc
     return isinstance(orig, sqlite3.OperationalError) and (
         getattr(orig, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY
         or "database is locked" in str(orig)
     )
+
+
+def _begin_on_driver(connection: sa.Connection) -> None:
+    """BEGIN IMMEDIATE straight on the driver, unknown to SQLAlchemy (`write_on_driver`)."""
+    driver = connection.connection.driver_connection
+    assert driver is not None
+    driver.execute("BEGIN IMMEDIATE").close()
 
 
 class SqliteOnLoop:
@@ -192,6 +202,37 @@ class SqliteOnLoop:
         if self._writes >= CHECKPOINT_EVERY and not self.memory:
             self._start_checkpoint()
 
+    async def write_on_driver(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """One write transaction run by `work` straight on the driver's connection (pysqlite),
+        committed if it returns, rolled back if it raises: `BEGIN IMMEDIATE` and `COMMIT`
+        go to the driver too, without SQLAlchemy's transaction (its `begin` and `commit`
+        cost more than the statements of a stored move). The write connection's SQLAlchemy
+        `Connection` never sees the transaction: between two transactions it is idle, as
+        after `write`. Raises the driver's `sqlite3.Error`. An in-memory database runs it in
+        `write`."""
+        if self.memory:
+            async with self.write() as conn:
+                driver = cast(LoopConnection, conn).sync_connection.connection.driver_connection
+                assert driver is not None
+                return work(driver)
+        connection = await self._begin_immediate(_begin_on_driver)
+        driver = connection.connection.driver_connection
+        assert driver is not None
+        try:
+            result = work(driver)
+            driver.execute("COMMIT").close()
+        except BaseException:
+            try:
+                if driver.in_transaction:
+                    driver.execute("ROLLBACK").close()
+            except BaseException:
+                self._drop_writer()
+            raise
+        self._writes += 1
+        if self._writes >= CHECKPOINT_EVERY:
+            self._start_checkpoint()
+        return result
+
     def _end(self, connection: sa.Connection, *, commit: bool) -> None:
         try:
             if commit:
@@ -209,9 +250,12 @@ class SqliteOnLoop:
             self._writer.close()
             self._writer = None
 
-    async def _begin_immediate(self) -> sa.Connection:
-        """The write connection in a new transaction that holds the write lock. A file's
-        writer keeps its connection from one transaction to the next."""
+    async def _begin_immediate(
+        self, begin: Callable[[sa.Connection], object] = sa.Connection.begin
+    ) -> sa.Connection:
+        """The write connection in a new transaction that holds the write lock, begun by
+        `begin` (SQLAlchemy's, or `_begin_on_driver`). A file's writer keeps its connection
+        from one transaction to the next."""
         deadline = time.monotonic() + BUSY_TIMEOUT
         attempt = 0
         while True:
@@ -222,9 +266,9 @@ class SqliteOnLoop:
                 if not self.memory:
                     self._writer = connection
             try:
-                connection.begin()  # BEGIN IMMEDIATE (backends._on_begin)
+                begin(connection)  # BEGIN IMMEDIATE (backends._on_begin, or on the driver)
                 return connection
-            except OperationalError as exc:
+            except (OperationalError, sqlite3.OperationalError) as exc:
                 self._drop_writer()
                 connection.close()
                 if not _is_busy(exc) or time.monotonic() >= deadline:

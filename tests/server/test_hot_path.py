@@ -1,0 +1,195 @@
+"""Issue 40, in process: what a move skips on the server's hot path changes nothing a client
+or a record sees. A move picked from the legal list the seat was sent is applied without the
+rules listing the legal actions again; anything else is checked in full. The views in a
+move's update are put together from the public view encoded once. SQLite stores the move in
+one transaction straight on the driver."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from coffeetable.server.bus import MemoryBus
+from coffeetable.server.livetable import Client, LiveTable, encode_json
+from coffeetable.server.lobby import LobbyService
+from coffeetable.server.match import MatchService, _split_at_seat
+from coffeetable.server.protocol import ErrorCode, ProtocolError
+from coffeetable.server.storage import (
+    Seat,
+    StaleVersionError,
+    StorageError,
+    User,
+    open_storage,
+    sqlite_loop,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _messages(client: Client) -> list[dict[str, Any]]:
+    out = []
+    while not client.queue.empty():
+        item = client.queue.get_nowait()
+        assert item is not None
+        out.append(orjson.loads(item) if isinstance(item, str) else orjson.loads(encode_json(item)))
+    return out
+
+
+async def _table(
+    tmp_path: Path, game: str, seed: int
+) -> tuple[Any, MatchService, LiveTable, list[Client]]:
+    storage = open_storage(f"sqlite:///{tmp_path / 'hot.db'}")
+    await storage.migrate()
+    ana = await storage.create_user("Ana", None, is_guest=True)
+    bo = await storage.create_user("Bo", None, is_guest=True)
+    table = await storage.create_table(
+        f"hot{seed}",
+        game=game,
+        seed=seed,
+        seats=[Seat("human", ana.id), Seat("human", bo.id)],
+        created_by=ana.id,
+    )
+    match = MatchService(storage, MemoryBus())
+    await LobbyService(match).start(table.id, ana)
+    live = await match.live(table.id)
+    clients = []
+    for user in (ana, bo, None):
+        client = Client(user=user if isinstance(user, User) else None)
+        client.seat = None if user is None else [ana.id, bo.id].index(user.id)
+        live.clients.add(client)
+        client.send(match.snapshot(live, client))
+        clients.append(client)
+    return storage, match, live, clients
+
+
+@pytest.mark.parametrize(("game", "seed"), [("cafe", 3), ("coffee-rush", 4)])
+async def test_moves_from_the_legal_list_play_as_checked_moves_do(
+    tmp_path: Path, game: str, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    storage, match, live, clients = await _table(tmp_path, game, seed)
+    try:
+        assert live.state is not None
+        shadow = live.state.clone()  # the same game, every move applied by the checked path
+        rng = random.Random(seed)
+        state_type = type(live.state)
+        latest = {c.seat: _messages(c)[-1] for c in clients}
+
+        real_apply = state_type.apply
+        checked: list[object] = []  # the states the checked apply ran on
+
+        def apply(state: Any, *args: Any) -> Any:
+            checked.append(state)
+            return real_apply(state, *args)
+
+        for _ in range(60):
+            if live.state.is_over():
+                break
+            seat = min(live.state.current_seats())
+            text = rng.choice(latest[seat]["legal"])
+            checked.clear()
+            with monkeypatch.context() as patch:
+                patch.setattr(state_type, "apply", apply)
+                await match.act(live, clients[seat], live.meta.version, text)
+            # the new state came from the unchecked apply (the rules may use the checked one
+            # on their own trial copies, e.g. in `may_take_back`)
+            assert all(state is not live.state for state in checked)
+            shadow.apply(seat, shadow.game.parse_action(text))
+            assert live.state.to_json() == shadow.to_json()
+            for client in clients:
+                update = _messages(client)[-1]
+                assert update["type"] == "update" and update["move"]["action"] == text
+                # the views spliced from the public view encoded once are the seats' views
+                assert update["view"] == shadow.view(client.seat)
+                assert update["legal"] == (
+                    [a.notation() for a in shadow.legal_actions(client.seat)]
+                    if client.seat is not None and client.seat in shadow.current_seats()
+                    else []
+                )
+                latest[client.seat] = update
+        stored = await storage.list_actions(live.meta.id)
+        assert [a.notation for a in stored] == [
+            orjson.loads(line[2])["action"] for line in live.log
+        ]
+        assert len(stored) == live.meta.version > 10
+    finally:
+        await storage.close()
+
+
+async def test_an_unlisted_move_is_checked_in_full_and_changes_nothing(tmp_path: Path) -> None:
+    storage, match, live, clients = await _table(tmp_path, "cafe", 5)
+    try:
+        assert live.state is not None
+        before = live.state.to_json()
+        seat = min(live.state.current_seats())
+        with pytest.raises(ProtocolError) as refused:
+            await match.act(live, clients[seat], live.meta.version, "place Z9 nowhere")
+        assert refused.value.code == ErrorCode.ILLEGAL
+        assert live.state.to_json() == before and live.meta.version == 0
+        # a legal move spelled otherwise than the list has it still plays, through the rules
+        text = _messages(clients[seat])[-1]["legal"][0]
+        await match.act(live, clients[seat], 0, f"  {text}  ")
+        assert live.meta.version == 1
+        assert orjson.loads(live.log[-1][2])["action"] == text
+    finally:
+        await storage.close()
+
+
+async def test_a_move_against_a_stale_version_stores_nothing(tmp_path: Path) -> None:
+    storage, _match, live, _clients = await _table(tmp_path, "coffee-rush", 6)
+    try:
+        with pytest.raises(StaleVersionError) as stale:
+            await storage.append_action(live.meta.id, 3, 0, "x")
+        assert stale.value.actual == 0
+        assert await storage.list_actions(live.meta.id) == []
+        assert (await storage.get_table(live.meta.id)).version == 0  # type: ignore[union-attr]
+    finally:
+        await storage.close()
+
+
+@pytest.mark.parametrize(
+    "public",
+    [
+        {"format": "f", "options": {"seat": None}, "seat": None, "scores": [{"total": 1}]},
+        {"seat": None, "over": False},
+        {"format": "f", "seat": None},
+        {"seat": None},
+    ],
+)
+def test_a_seats_view_spliced_from_the_public_one_is_its_encoding(public: dict[str, Any]) -> None:
+    head, tail = _split_at_seat(public)
+    for seat in (0, 1, 3):
+        assert head + str(seat).encode() + tail == encode_json({**public, "seat": seat}).encode()
+
+
+async def test_a_move_waits_for_another_processs_write_lock_then_gives_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    storage, _match, live, _clients = await _table(tmp_path, "cafe", 7)
+    try:
+        monkeypatch.setattr(sqlite_loop, "BUSY_TIMEOUT", 0.3)
+        other = sqlite3.connect(tmp_path / "hot.db", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        asyncio.get_running_loop().call_later(0.1, other.execute, "COMMIT")
+        stored = await storage.append_action(live.meta.id, 0, 0, "a")  # waited, then stored
+        assert stored.version == 1
+        other.execute("BEGIN IMMEDIATE")  # now for longer than the busy timeout
+        with pytest.raises(StorageError, match="database is locked"):
+            await storage.append_action(live.meta.id, 1, 0, "b")
+        other.execute("ROLLBACK")
+        other.close()
+        assert [a.notation for a in await storage.list_actions(live.meta.id)] == ["a"]
+        await storage.append_action(live.meta.id, 1, 0, "b")  # the writer works again
+        assert (await storage.get_table(live.meta.id)).version == 2  # type: ignore[union-attr]
+    finally:
+        await storage.close()
