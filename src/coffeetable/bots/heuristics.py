@@ -350,7 +350,9 @@ def _shops_under_way(area: BusinessArea) -> tuple[int, list[tuple[int, int, int,
                 total = m0 + m1 + m2 + m3
                 under_way.append((-spec.vp / max(1, total), spec.vp, m0, m1, m2, m3, total))
     under_way.sort(key=_FIRST)  # stable: equal ratios keep the area's order
-    return shops_now, [(vp, *rest) for _, vp, *rest in under_way if rest[-1]]
+    return shops_now, [
+        (vp, m0, m1, m2, m3, total) for _, vp, m0, m1, m2, m3, total in under_way if total
+    ]
 
 
 # ==== Coffee Rush ==============================================================================
