@@ -137,3 +137,37 @@ def test_a_worker_with_other_features_refuses(prefix: str) -> None:
 def _worker_with_other_features(prefix: str) -> None:
     selfplay.code_digest = lambda: "another"  # type: ignore[assignment]
     work(REDIS_URL, prefix, idle_exit=2.0, max_jobs=1)
+
+
+def test_the_worker_command_checks_its_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    from coffeetable.cli.main import main
+
+    assert main(["selfplay-worker", "--redis", "http://example"]) != 0
+    assert "--redis must be a redis://" in capsys.readouterr().err
+    assert main(["selfplay-worker", "--redis", REDIS_URL, "--processes", "0"]) != 0
+    assert "--processes must be at least 1" in capsys.readouterr().err
+
+
+def test_the_worker_command_plays_the_queue(prefix: str) -> None:
+    """`coffeetable selfplay-worker` as a process, on the default prefix's queue: the jobs
+    of a run go through it (it stops after --idle-exit)."""
+    import subprocess
+    import sys
+
+    queue = SelfPlayQueue(REDIS_URL, prefix)
+    queue.jobs = f"{selfplay.PREFIX}:jobs"  # the command's queue; the run's keys stay apart
+    queue.key = f"{selfplay.PREFIX}:run:{queue.run_id}"
+    queue.replies = f"{queue.key}:results"
+    results = queue.run([Job("random", 740, 1)], stall=60)
+    command = ["selfplay-worker", "--redis", REDIS_URL, "--idle-exit", "2"]
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "coffeetable", *command],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        got = list(results)
+    finally:
+        out, _ = worker.communicate(timeout=60)
+    assert got == [_as_json_reads(play(Job("random", 740, 1)))]
+    assert "1 self-play games played" in out
