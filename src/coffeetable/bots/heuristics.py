@@ -13,7 +13,7 @@ import functools
 import math
 import operator
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from coffeetable.core.game import Action, State
 from coffeetable.games.cafe.area import FOOTPRINTS, BusinessArea
@@ -150,39 +150,20 @@ def _cafe_area_value(state: CafeState, player: PlayerState, card_placed: bool = 
         cells = memo[_CELLS] = _area_cells(area)
     no_dry, no_roast, bean_cells, has_cake = cells
     # cubes per colour on the pipeline's cells, and the dry cells that hold cubes
-    b0 = b1 = b2 = b3 = d0 = d1 = d2 = d3 = r0 = r1 = r2 = r3 = 0
+    bean = [0, 0, 0, 0]
+    dry = [0, 0, 0, 0]
+    roast = [0, 0, 0, 0]
     rare: dict[CellKind, list[int]] | None = None  # supply, bonus, ship, espresso (by kind)
     dry_full = 0
     for pos, (colour, n) in area.cubes.items():
         kind = top[pos].kind
         if kind is _BEAN:
-            if colour == 0:
-                b0 += n
-            elif colour == 1:
-                b1 += n
-            elif colour == 2:
-                b2 += n
-            else:
-                b3 += n
+            bean[colour] += n
         elif kind is _DRY:
-            if colour == 0:
-                d0 += n
-            elif colour == 1:
-                d1 += n
-            elif colour == 2:
-                d2 += n
-            else:
-                d3 += n
+            dry[colour] += n
             dry_full += 1
         elif kind is _ROAST:
-            if colour == 0:
-                r0 += n
-            elif colour == 1:
-                r1 += n
-            elif colour == 2:
-                r2 += n
-            else:
-                r3 += n
+            roast[colour] += n
         else:
             if rare is None:
                 rare = {}
@@ -190,6 +171,9 @@ def _cafe_area_value(state: CafeState, player: PlayerState, card_placed: bool = 
             if counts is None:
                 counts = rare[kind] = [0, 0, 0, 0]
             counts[colour] += n
+    b0, b1, b2, b3 = bean
+    d0, d1, d2, d3 = dry
+    r0, r1, r2, r3 = roast
     future = ROUNDS - state.round  # whole rounds still to come after this one
     ap = area.cups
     if ap > MAX_AP:
@@ -237,22 +221,15 @@ def _cafe_area_value(state: CafeState, player: PlayerState, card_placed: bool = 
     e1 = b_share * b1 * bean_in_time + d_share * d1 * dry_in_time + r_share * r1 * roast_in_time
     e2 = b_share * b2 * bean_in_time + d_share * d2 * dry_in_time + r_share * r2 * roast_in_time
     e3 = b_share * b3 * bean_in_time + d_share * d3 * dry_in_time + r_share * r3 * roast_in_time
-    if rare is not None:
-        for kind in (_SUPPLY, _BONUS):
-            counts = rare.get(kind)
-            if counts is not None:
-                n0, n1, n2, n3 = counts
-                if n0:
-                    e0 += b_share * n0
-                if n1:
-                    e1 += b_share * n1
-                if n2:
-                    e2 += b_share * n2
-                if n3:
-                    e3 += b_share * n3
+    # cubes on supply and bonus cells, and scarce cubes held to place, count as bean cubes
+    # (in that order, as the plain sum adds them)
+    extra: list[Sequence[int]] = (
+        [] if rare is None else [rare[k] for k in (_SUPPLY, _BONUS) if k in rare]
+    )
     fill = player.pending_fill
     if fill != _NO_FILL:
-        n0, n1, n2, n3 = fill
+        extra.append(fill)
+    for n0, n1, n2, n3 in extra:
         if n0:
             e0 += b_share * n0
         if n1:
