@@ -256,6 +256,7 @@ def solo(args: argparse.Namespace) -> None:
                 f"{b}: {c} ({c / len(scores):.0%})" for b, c in zip(BANDS, counts, strict=True)
             )
         )
+    _print_paired(results)
     if args.plot:
         try:
             import matplotlib
@@ -322,6 +323,22 @@ def h2h(args: argparse.Namespace) -> None:
     )
     if not same:
         print(f"  by seat: {by_seat(out)}")
+
+
+def _print_paired(results: dict[str, list[int]]) -> None:
+    """Each bot after the first against the first, deal by deal (the same deals and seeds):
+    the mean of the paired difference ± one standard error, and the deals better and worse."""
+    specs = list(results)
+    for spec in specs[1:]:
+        diffs = [b - a for a, b in zip(results[specs[0]], results[spec], strict=True)]
+        if len(diffs) < 2:
+            continue
+        se = statistics.stdev(diffs) / math.sqrt(len(diffs))
+        print(
+            f"{spec} - {specs[0]}, paired on {len(diffs)} deals: "
+            f"{statistics.fmean(diffs):+.2f} ± {se:.2f} (SE); "
+            f"{sum(d > 0 for d in diffs)} better, {sum(d < 0 for d in diffs)} worse"
+        )
 
 
 def _wilson(p: float, n: int, z: float = 1.96) -> tuple[float, float]:

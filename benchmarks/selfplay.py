@@ -1,21 +1,26 @@
 """Self-play positions for a learned Café value (docs/bots.md, "The learned value").
 
     python3 benchmarks/selfplay.py --out positions.npz --games 200 --players 1 \\
-        --bots greedy --workers 1 [--seconds 600] [--seed 20000]
+        --bots greedy --workers 1 [--seconds 600] [--seed 20000] [--redis URL]
 
 Plays Café games with the bots (game g: bot `bots[g % len(bots)]` in every seat, deal
 `seed + g`) and writes, for the seat that acted after each of its steps (`turn_end` 1 where
-the step ended its turn, its part of a round: the positions a bot compares), the features `coffeetable.bots.learned.cafe_features` gives from that seat's own
-information, and the game's outcome for it: its final score, its margin over the best other
+the step ended its turn, its part of a round: the positions a bot compares), the features
+`coffeetable.bots.learned.cafe_features` gives from that seat's own information, and the game's outcome for it: its final score, its margin over the best other
 seat and its share of the win (solo: margin 0, win 1). The file (numpy .npz, compressed)
-holds `x` (positions x features, float32), the `command` that began it, `final`, `margin`, `win`, `game` (the deal), `seat`,
-`round`, `players`, `turn_end`, the feature names, the bots, the deck's sha256 and each deal's bot.
+holds `x` (positions x features, float32), the `command` that began it, `final`, `margin`,
+`win`, `game` (the deal), `seat`, `round`, `players`, `turn_end`, the feature names, the bots, the deck's sha256 and each deal's bot.
 
 Resumable: with an existing `--out`, the deals already in it are skipped and the new games
 are added (same bots and deck required). Bounded by `--games` (deals seed .. seed+games-1)
 and `--seconds` (no game is started after that; the file is written every `--save-every`
 games and at the end). `--workers` plays games in that many processes; the results do not
 depend on it (each game is seeded by its deal). Needs numpy (the `rl` extra).
+
+Scaling out: with `--redis redis://HOST:PORT/DB` the games go on that Redis queue
+(`coffeetable.bots.selfplay`) and `coffeetable selfplay-worker --redis URL --processes N`
+processes on any machines play them (`--workers` more are started here; 0 for none); the file
+is the same as a local run's of the same deals, in the same order.
 
 This is a benchmarks/ script, not a `coffeetable` subcommand: it is a research tool that
 needs numpy, like the figures of bots_strength.py, and no player needs it.
@@ -36,37 +41,11 @@ import numpy as np
 
 from coffeetable import find_game
 from coffeetable.bots import make_bot
-from coffeetable.bots.greedy import turn_over
-from coffeetable.bots.learned import CAFE_FEATURES, cafe_features, deck_sha256
+from coffeetable.bots.learned import CAFE_FEATURES, deck_sha256
+from coffeetable.bots.selfplay import Job, SelfPlayQueue, play, run_workers
 from coffeetable.core.errors import DataError
 
 COLUMNS = ("final", "margin", "win", "game", "seat", "round", "players", "turn_end")
-
-
-def play(job: tuple[str, int, int]) -> dict[str, Any]:
-    """One game of `spec` in every seat on deal `deal`: each seat's features at the end of
-    each of its turns, and the outcome."""
-    spec, deal, players = job
-    state = find_game("cafe").new_initial_state(players, deal, {})
-    bots = [make_bot(spec, deal * 16 + s) for s in range(players)]
-    rows: list[tuple[int, int, int, list[float]]] = []  # seat, round, turn end, features
-    started: dict[int, int] = {}  # seat -> round its turn began in
-    while not state.is_over():
-        seat = min(state.current_seats())
-        started.setdefault(seat, state.round_number())
-        action, _ = bots[seat].choose(state, seat)
-        state.apply(seat, action)
-        if state.is_over():
-            break
-        for s in list(started):
-            if turn_over(state, s, started[s]):
-                del started[s]
-                rows.append((s, state.round_number(), 1, cafe_features(state, s)))
-            elif s == seat:  # a step within the turn
-                rows.append((s, state.round_number(), 0, cafe_features(state, s)))
-    scores = [s.total for s in state.scores()]
-    winners = state.winners()
-    return {"deal": deal, "spec": spec, "rows": rows, "scores": scores, "winners": winners}
 
 
 def _outcome(r: dict[str, Any], seat: int) -> tuple[float, float, float]:
@@ -128,11 +107,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=1, choices=[1, 2, 3, 4])
     parser.add_argument("--bots", default="greedy", help="bots, by turns of deals")
     parser.add_argument("--seed", type=int, default=20000)
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="processes that play here (with --redis: workers started here beside any "
+        "others on the queue; 0: none)",
+    )
+    parser.add_argument(
+        "--redis",
+        metavar="URL",
+        help="put the games on this Redis queue, for `coffeetable selfplay-worker` processes "
+        "on any machines",
+    )
     parser.add_argument("--save-every", type=int, default=20)
     args = parser.parse_args(argv)
-    if args.games < 1 or args.workers < 1 or args.save_every < 1:
-        parser.error("--games, --workers and --save-every must be at least 1")
+    if args.games < 1 or args.save_every < 1 or args.workers < (0 if args.redis else 1):
+        parser.error("--games and --save-every must be at least 1, --workers too (0 with --redis)")
     specs = [s.strip() for s in args.bots.split(",") if s.strip()]
     try:
         for spec in specs:
@@ -160,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(f"{args.out}: made with other features or another deck; use a new file")
         done = {int(d) for d in data["deals"]}
     jobs = [
-        (specs[g % len(specs)], args.seed + g, args.players)
+        Job(specs[g % len(specs)], args.seed + g, args.players)
         for g in range(args.games)
         if args.seed + g not in done
     ]
@@ -169,18 +160,28 @@ def main(argv: list[str] | None = None) -> None:
     pending: list[dict[str, Any]] = []
     played = 0
 
-    def wanted() -> Iterator[tuple[str, int, int]]:
+    def wanted() -> Iterator[Job]:
         for job in jobs:
             if args.seconds is not None and time.perf_counter() - start > args.seconds:
                 return
             yield job
 
-    pool = ProcessPoolExecutor(max_workers=args.workers) if args.workers > 1 else None
-    try:
+    pool = None
+    results: Iterator[dict[str, Any]]
+    if args.redis:
+        # the coordinator: the queue's results come in the jobs' order, whoever plays them
+        pool = ProcessPoolExecutor(max_workers=args.workers) if args.workers else None
+        for _ in range(args.workers):
+            assert pool is not None
+            pool.submit(run_workers, args.redis, 1, idle_exit=5.0)
+        results = SelfPlayQueue(args.redis).run(jobs, seconds=args.seconds)
+    elif args.workers > 1:
+        pool = ProcessPoolExecutor(max_workers=args.workers)
         # the pool is fed lazily, one job a worker ahead, so that --seconds stops it
-        results: Iterator[dict[str, Any]] = (
-            map(play, wanted()) if pool is None else _lazy(pool, wanted(), args.workers)
-        )
+        results = _lazy(pool, wanted(), args.workers)
+    else:
+        results = map(play, wanted())
+    try:
         for r in results:
             pending.append(r)
             played += 1
@@ -198,7 +199,7 @@ def main(argv: list[str] | None = None) -> None:
             data = _merge(data, pending, meta)
             save(args.out, data)
         if pool is not None:
-            pool.shutdown(cancel_futures=True)
+            pool.shutdown(wait=not args.redis, cancel_futures=True)
     seconds = time.perf_counter() - start
     total = 0 if data is None else len(data["final"])
     print(
@@ -207,9 +208,7 @@ def main(argv: list[str] | None = None) -> None:
     )
 
 
-def _lazy(
-    pool: ProcessPoolExecutor, jobs: Iterator[tuple[str, int, int]], ahead: int
-) -> Iterator[dict[str, Any]]:
+def _lazy(pool: ProcessPoolExecutor, jobs: Iterator[Job], ahead: int) -> Iterator[dict[str, Any]]:
     """The results of `play` on the jobs, in order, with at most `ahead` games under way."""
     from collections import deque
 

@@ -202,3 +202,27 @@ def test_shipped_models_load_with_their_provenance() -> None:
             assert made.provenance["deck_sha256"] == made.deck_sha256
     assert learned.load_model("no-such-model") is None
     assert learned.load_model("cafe-value", 10**6) is None
+
+
+def test_the_newest_model_fitted_on_the_player_count_is_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A solo model and a 2-player one side by side: each game gets the newest that fits."""
+    made = {
+        1: random_model(players=(1,)),
+        2: ValueModel(**{**random_model(players=(1,)).__dict__, "target_mean": 30.0}),
+        3: ValueModel(**{**random_model(players=(2,)).__dict__, "target_mean": 40.0}),
+    }
+    monkeypatch.setattr(learned, "model_files", lambda: {"cafe-value": [1, 2, 3]})
+    monkeypatch.setattr(learned, "load_model", lambda name, version=None: made.get(version))
+    for players, version in ((1, 2), (2, 3), (3, None)):
+        state = no_peek_state("cafe", players, {}, 12)
+        evaluate = learned.evaluator(state)
+        if version is None:
+            assert evaluate is None
+            continue
+        assert evaluate is not None
+        expected = made[version].predict(cafe_features(state, 0))
+        assert evaluate(state, 0) == expected
+    two = no_peek_state("cafe", 2, {}, 12)
+    assert learned.evaluator(two, 1) is None  # named: that model, or none

@@ -55,9 +55,9 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     """A bot from its name: `random`, `greedy`, `ismcts` (level medium), `ismcts:easy`,
     `ismcts:hard`, or `ismcts:2.5s` / `ismcts:500i` for a time / iteration budget. A
     `+learned` suffix (`greedy+learned`, `ismcts:hard+learned`) makes greedy and ISMCTS
-    judge complete turns by the newest learned value model of the game (`+learned=N`: its
-    version N) where one fits the game, its deck and its number of players; elsewhere they
-    play as without it (bots/learned.py)."""
+    judge complete turns by the newest learned value model fitted on the game's number of
+    players (`+learned=N`: its version N) where one fits the game, its deck and its number
+    of players; elsewhere they play as without it (bots/learned.py)."""
     from coffeetable.bots.greedy import GreedyBot
     from coffeetable.bots.ismcts import IsmctsBot
     from coffeetable.bots.random_bot import RandomBot

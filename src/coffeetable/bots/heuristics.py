@@ -13,10 +13,10 @@ import functools
 import math
 import operator
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from coffeetable.core.game import Action, State
-from coffeetable.games.cafe.area import FOOTPRINTS
+from coffeetable.games.cafe.area import FOOTPRINTS, BusinessArea
 from coffeetable.games.cafe.deck import CellKind
 from coffeetable.games.cafe.state import (
     MAX_AP,
@@ -137,17 +137,23 @@ def _best_placement_value(state: CafeState, player: PlayerState) -> float:
 def _cafe_area_value(state: CafeState, player: PlayerState, card_placed: bool = False) -> float:
     """`cafe_value` of a seat with no card in hand, from its player state (`card_placed`: the
     seat's card of this round was just placed, in a trial of where to put it). This runs for
-    every state a search looks at, so it is written for speed: one pass over the cubes, the
-    area's cells by kind cached until its next placement, the four colours written out
-    instead of looped over (the sums are made in the same order as the plain reading of the
-    estimate, so every value is the same to the last bit)."""
+    every state a search looks at, so it is written for speed: one pass over the cubes, what
+    depends on the area's cells alone (or on them and the shops' cubes) cached in the area's
+    `memo` until its next placement, the four colours written out instead of looped over
+    (the sums are made in the same order as the plain reading of the estimate, so every
+    value is the same to the last bit: tests/bots/test_heuristics_speed.py)."""
     area = player.area
     top = area.top
+    memo = area.memo
+    cells = memo.get(_CELLS)
+    if cells is None:
+        cells = memo[_CELLS] = _area_cells(area)
+    no_dry, no_roast, bean_cells, has_cake = cells
     # cubes per colour on the pipeline's cells, and the dry cells that hold cubes
     bean = [0, 0, 0, 0]
     dry = [0, 0, 0, 0]
     roast = [0, 0, 0, 0]
-    rare: dict[CellKind, list[int]] = {}  # supply, bonus, ship and espresso cells (by kind)
+    rare: dict[CellKind, list[int]] | None = None  # supply, bonus, ship, espresso (by kind)
     dry_full = 0
     for pos, (colour, n) in area.cubes.items():
         kind = top[pos].kind
@@ -159,12 +165,19 @@ def _cafe_area_value(state: CafeState, player: PlayerState, card_placed: bool = 
         elif kind is _ROAST:
             roast[colour] += n
         else:
+            if rare is None:
+                rare = {}
             counts = rare.get(kind)
             if counts is None:
                 counts = rare[kind] = [0, 0, 0, 0]
             counts[colour] += n
+    b0, b1, b2, b3 = bean
+    d0, d1, d2, d3 = dry
+    r0, r1, r2, r3 = roast
     future = ROUNDS - state.round  # whole rounds still to come after this one
-    ap = min(MAX_AP, area.cups)
+    ap = area.cups
+    if ap > MAX_AP:
+        ap = MAX_AP
     # the actions the work in progress still needs against the action points left: roast
     # cubes need one Deliver (all roast cells at once); dry cubes a Roast per filled dry
     # cell first; bean cubes a Dry per colour before that. Cubes that cannot get through in
@@ -179,12 +192,14 @@ def _cafe_area_value(state: CafeState, player: PlayerState, card_placed: bool = 
     this_round = player.ap if acting else 0 if stage is _DONE else ap
     available = this_round + ap * future
     # an open Deliver takes more roast cells at no further cost
-    delivering = acting and (
-        player.pending_deliver is not None or player.open_kind is OpenKind.DELIVER
+    roast_in_time = (
+        1.0
+        if available >= 1
+        or (acting and (player.pending_deliver is not None or player.open_kind is OpenKind.DELIVER))
+        else 0.0
     )
-    roast_in_time = 1.0 if available >= 1 or delivering else 0.0
     dry_in_time = max(0.0, min(1.0, (available - 1) / dry_full)) if dry_full else 1.0
-    bean_colours = (bean[0] > 0) + (bean[1] > 0) + (bean[2] > 0) + (bean[3] > 0)
+    bean_colours = (b0 > 0) + (b1 > 0) + (b2 > 0) + (b3 > 0)
     bean_in_time = (
         max(0.0, min(1.0, (available - 2 - dry_full) / bean_colours)) if bean_colours else 1.0
     )
@@ -194,9 +209,7 @@ def _cafe_area_value(state: CafeState, player: PlayerState, card_placed: bool = 
     # Without this the last round's placement covered the last dry cell of an area full
     # of bean cubes, and in 2-player games areas were left that way for rounds
     blocked = 1.0
-    kinds = area.kinds()
-    no_dry = _DRY not in kinds
-    if no_dry or _ROAST not in kinds:
+    if no_dry or no_roast:
         # this round's card is still to come only to a seat that has not drafted yet
         blocked = CAFE_BLOCKED if future or (stage is _WAIT and not card_placed) else 0.0
         bean_in_time *= blocked
@@ -204,31 +217,100 @@ def _cafe_area_value(state: CafeState, player: PlayerState, card_placed: bool = 
             dry_in_time *= blocked
     # cubes expected to come out of the pipeline, per colour
     b_share, d_share, r_share = CAFE_STAGE
-    expected = [
-        b_share * b * bean_in_time + d_share * d * dry_in_time + r_share * r * roast_in_time
-        for b, d, r in zip(bean, dry, roast, strict=True)
-    ]
-    if rare:
-        for kind in (_SUPPLY, _BONUS):
-            counts = rare.get(kind)
-            if counts is not None:
-                for colour, n in enumerate(counts):
-                    expected[colour] += b_share * n
+    e0 = b_share * b0 * bean_in_time + d_share * d0 * dry_in_time + r_share * r0 * roast_in_time
+    e1 = b_share * b1 * bean_in_time + d_share * d1 * dry_in_time + r_share * r1 * roast_in_time
+    e2 = b_share * b2 * bean_in_time + d_share * d2 * dry_in_time + r_share * r2 * roast_in_time
+    e3 = b_share * b3 * bean_in_time + d_share * d3 * dry_in_time + r_share * r3 * roast_in_time
+    # cubes on supply and bonus cells, and scarce cubes held to place, count as bean cubes
+    # (in that order, as the plain sum adds them)
+    extra: list[Sequence[int]] = (
+        [] if rare is None else [rare[k] for k in (_SUPPLY, _BONUS) if k in rare]
+    )
     fill = player.pending_fill
-    if any(fill):
-        for colour, n in enumerate(fill):
-            if n:
-                expected[colour] += b_share * n
+    if fill != _NO_FILL:
+        extra.append(fill)
+    for n0, n1, n2, n3 in extra:
+        if n0:
+            e0 += b_share * n0
+        if n1:
+            e1 += b_share * n1
+        if n2:
+            e2 += b_share * n2
+        if n3:
+            e3 += b_share * n3
     if future:
         # a full cycle (produce, dry, roast, deliver) takes about 4 actions
         cycles = min(1.0, ap / 4)
         step = CAFE_CUBES_PER_CELL_ROUND * future * cycles * blocked
-        for colour, cells in enumerate(area.cell_colours(_BEAN)):
-            for _ in range(cells):  # one cell at a time, as the plain sum adds them
-                expected[colour] += step
+        c0, c1, c2, c3 = bean_cells
+        # one cell at a time, as the plain sum adds them
+        for _ in range(c0):
+            e0 += step
+        for _ in range(c1):
+            e1 += step
+        for _ in range(c2):
+            e2 += step
+        for _ in range(c3):
+            e3 += step
     # shops under way take the cubes they need first: the most VP per missing cube first
+    shop_cubes = tuple([shop.cubes for shop in area.shops])
+    shops = memo.get(shop_cubes)
+    if shops is None:
+        shops = memo[shop_cubes] = _shops_under_way(area)
+    shops_now, under_way = shops
+    shops_potential = 0.0
+    for vp, m0, m1, m2, m3, total in under_way:
+        # each colour: the cubes the shop takes of those to spare (the fewer of the two)
+        t0 = m0 if m0 < e0 else e0
+        t1 = m1 if m1 < e1 else e1
+        t2 = m2 if m2 < e2 else e2
+        t3 = m3 if m3 < e3 else e3
+        share = (t0 + t1 + t2 + t3) / total
+        shops_potential += vp * share * share
+        e0, e1, e2, e3 = e0 - t0 * share, e1 - t1 * share, e2 - t2 * share, e3 - t3 * share
+    # the warehouse as it scores: bid cubes on ships and espresso cubes count in it
+    if rare is not None and (_SHIP in rare or _ESPRESSO in rare):
+        warehouse, _ = state._final_warehouse(player, rare)
+    else:
+        warehouse = player.warehouse
+    w0, w1, w2, w3 = warehouse
+    levels = sorted((w0 + e0, w1 + e1, w2 + e2, w3 + e3))
+    warehouse_potential = 2 * levels[0] + levels[1] + 0.1 * (levels[2] + levels[3])
+    # a colour missing from the warehouse is a risk the smooth estimate understates: the
+    # lowest colour scores double, and cup cards are paid from the warehouse
+    missing = (w0 == 0) + (w1 == 0) + (w2 == 0) + (w3 == 0)
+    if missing:
+        warehouse_potential -= CAFE_MISSING_COLOUR * missing
+    value = (
+        (cake_bonus(area) if has_cake else 0) + shops_now + shops_potential + warehouse_potential
+    )
+    value += CAFE_AP_PER_ROUND * ap * future * blocked
+    return value
+
+
+_CELLS = "heuristics.cells"  # the area's memo key of `_area_cells`
+_NO_FILL = (0, 0, 0, 0)
+
+
+def _area_cells(area: BusinessArea) -> tuple[bool, bool, tuple[int, int, int, int], bool]:
+    """What `_cafe_area_value` reads of the area's cells alone: no dry cell in sight, no
+    roast cell, the bean cells' colours, and cake cells or not."""
+    kinds = area.kinds()
+    return (
+        _DRY not in kinds,
+        _ROAST not in kinds,
+        area.cell_colours(_BEAN),
+        CellKind.CAKE in kinds,
+    )
+
+
+def _shops_under_way(area: BusinessArea) -> tuple[int, list[tuple[int, int, int, int, int, int]]]:
+    """The VP of the shops complete, and the shops under way that need cubes as (VP, the
+    cubes missing per colour, their total), the most VP per missing cube first (equal
+    ratios in the area's order). It depends on the cells (which shops are available) and
+    the shops' cubes only: `_cafe_area_value` keeps it in the area's memo by those cubes."""
     shops_now = 0
-    under_way: list[tuple[float, int, tuple[int, int, int, int], int]] = []
+    under_way: list[tuple[float, int, int, int, int, int, int]] = []
     for shop in area.shops:
         if shop.available:
             spec = shop.spec
@@ -236,47 +318,18 @@ def _cafe_area_value(state: CafeState, player: PlayerState, card_placed: bool = 
             if have == need:
                 shops_now += spec.vp
             else:
-                missing = (
+                m0, m1, m2, m3 = (
                     need[0] - have[0],
                     need[1] - have[1],
                     need[2] - have[2],
                     need[3] - have[3],
                 )
-                total = missing[0] + missing[1] + missing[2] + missing[3]
-                under_way.append((-spec.vp / max(1, total), spec.vp, missing, total))
-    shops_potential = 0.0
-    spare = expected
-    if len(under_way) > 1:
-        under_way.sort(key=_FIRST)  # stable: equal ratios keep the area's order
-    for _, vp, (m0, m1, m2, m3), total in under_way:
-        if not total:
-            continue
-        s0, s1, s2, s3 = spare
-        # each colour: the cubes the shop takes of those to spare (the fewer of the two)
-        t0, t1, t2, t3 = (
-            (m0 if m0 < s0 else s0),
-            (m1 if m1 < s1 else s1),
-            (m2 if m2 < s2 else s2),
-            (m3 if m3 < s3 else s3),
-        )
-        share = (t0 + t1 + t2 + t3) / total
-        shops_potential += vp * share * share
-        spare = [s0 - t0 * share, s1 - t1 * share, s2 - t2 * share, s3 - t3 * share]
-    # the warehouse as it scores: bid cubes on ships and espresso cubes count in it
-    if _SHIP in rare or _ESPRESSO in rare:
-        warehouse, _ = state._final_warehouse(player, rare)
-    else:
-        warehouse = player.warehouse
-    s0, s1, s2, s3 = spare
-    w0, w1, w2, w3 = warehouse
-    levels = sorted((w0 + s0, w1 + s1, w2 + s2, w3 + s3))
-    warehouse_potential = 2 * levels[0] + levels[1] + 0.1 * (levels[2] + levels[3])
-    # a colour missing from the warehouse is a risk the smooth estimate understates: the
-    # lowest colour scores double, and cup cards are paid from the warehouse
-    warehouse_potential -= CAFE_MISSING_COLOUR * warehouse.count(0)
-    value = cake_bonus(area) + shops_now + shops_potential + warehouse_potential
-    value += CAFE_AP_PER_ROUND * ap * future * blocked
-    return value
+                total = m0 + m1 + m2 + m3
+                under_way.append((-spec.vp / max(1, total), spec.vp, m0, m1, m2, m3, total))
+    under_way.sort(key=_FIRST)  # stable: equal ratios keep the area's order
+    return shops_now, [
+        (vp, m0, m1, m2, m3, total) for _, vp, m0, m1, m2, m3, total in under_way if total
+    ]
 
 
 # ==== Coffee Rush ==============================================================================

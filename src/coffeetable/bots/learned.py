@@ -288,14 +288,22 @@ def deck_sha256(state: State) -> str | None:
 def evaluator(state: State, version: int | None = None) -> Callable[[State, int], float] | None:
     """The learned evaluation for this game, deck and number of players (a function of
     (state, seat), in points), or None when no model fits: the caller then uses the
-    hand-written one. `version`: the model's (None or 0: the newest). Positions over are
-    scored exactly."""
+    hand-written one. `version`: the model's (None or 0: the newest fitted on the state's
+    number of players). Positions over are scored exactly."""
     game = state.game.info.name
     name = DEFAULT_MODEL.get(game)
-    model = load_model(name, version or None) if name is not None else None
-    if model is None or model.deck_sha256 != deck_sha256(state):
+    if name is None:
         return None
-    if state.num_players not in model.players:
+    # a version named is that model or none; else the newest fitted on this player count
+    # (each player count may have its own: cafe-value-v2 solo, v3 for 2 players)
+    versions = [version] if version else list(reversed(model_files().get(name, [])))
+    model = None
+    for number in versions:
+        candidate = load_model(name, number)
+        if candidate is not None and state.num_players in candidate.players:
+            model = candidate
+            break
+    if model is None or model.deck_sha256 != deck_sha256(state):
         return None
     features = FEATURES[game][1]
 

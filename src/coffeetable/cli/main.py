@@ -324,6 +324,22 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument(
         "--processes", type=int, default=1, help="worker processes (default 1; one per core)"
     )
+    selfplay = sub.add_parser(
+        "selfplay-worker",
+        help="play self-play games for a learned bot value from a Redis queue "
+        "(benchmarks/selfplay.py --redis puts them there)",
+    )
+    selfplay.add_argument("--redis", required=True, metavar="URL", help="the queue's redis://...")
+    selfplay.add_argument(
+        "--processes", type=int, default=1, help="worker processes (default 1; one per core)"
+    )
+    selfplay.add_argument(
+        "--idle-exit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop after this long without a job (default: never)",
+    )
     return parser
 
 
@@ -339,6 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "deck": _deck,
         "serve": _serve,
         "bot-worker": _bot_worker,
+        "selfplay-worker": _selfplay_worker,
         "admin": _admin,
     }
     try:
@@ -510,6 +527,18 @@ def _bot_worker(args: argparse.Namespace) -> int:
         raise DataError("--processes must be at least 1")
     print(f"coffeetable: bot worker ({args.processes} processes) on {args.redis}", flush=True)
     run_workers(args.redis, args.processes)
+    return 0
+
+
+def _selfplay_worker(args: argparse.Namespace) -> int:
+    from coffeetable.bots.selfplay import run_workers
+
+    _check_redis_url(args.redis)
+    if args.processes < 1:
+        raise DataError("--processes must be at least 1")
+    print(f"coffeetable: self-play worker ({args.processes} processes) on {args.redis}", flush=True)
+    played = run_workers(args.redis, args.processes, idle_exit=args.idle_exit)
+    print(f"coffeetable: {played} self-play games played", flush=True)
     return 0
 
 

@@ -1,0 +1,265 @@
+"""Self-play games for a learned value, played here or by any number of workers through a Redis
+queue (docs/bots.md, "The learned value").
+
+A job is one seeded game: (bots, deal, players). `play(job)` plays it and returns, for each
+seat after each of its steps, the features `learned.cafe_features` gives from that seat's own
+information, and the game's outcome. A game is decided by its job alone (the deal seeds the
+game, the bots are seeded from the deal), so it gives the same positions wherever it is played.
+
+Through a queue (`SelfPlayQueue`, `work`): a coordinator puts its run's jobs on one Redis
+stream, `coffeetable:selfplay:jobs`, read by a consumer group; any number of worker processes
+on any machines (`coffeetable selfplay-worker --redis URL`) take them, play them and add the
+results to the run's own reply stream; the coordinator gathers them, by deal, and yields them
+in the order of its jobs, so a run through the queue gives what a local run of the same
+jobs gives, whatever the number of workers. A worker's job is acknowledged only once its result
+is sent: a job whose worker died is taken by another worker once it has been pending for
+longer than its lease. A run that ends early (its time is up, or it is interrupted) deletes its
+key, and the workers then drop the jobs of it that are left. Workers check that they compute the
+features and use the deck of the coordinator (a digest of each) before they play.
+
+Plain Python and the standard library (the `redis` client for the queue): numpy is needed only
+to store and train (benchmarks/selfplay.py, benchmarks/train_value.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from coffeetable import find_game
+from coffeetable.bots import make_bot
+from coffeetable.bots.greedy import turn_over
+from coffeetable.bots.learned import CAFE_FEATURES, cafe_features, deck_sha256
+from coffeetable.core.errors import DataError
+
+PREFIX = "coffeetable:selfplay"
+GROUP = "workers"
+#: a job pending this long (seconds) is taken from its worker by another: the worker is deemed
+#: dead. Longer than a game at 1 s a decision (Café 2 players: about 150 decisions)
+LEASE = 1800.0
+
+
+@dataclass(frozen=True)
+class Job:
+    """One game: `bots` in every seat, on deal `deal`, with `players` seats."""
+
+    bots: str
+    deal: int
+    players: int
+
+
+def play(job: Job) -> dict[str, Any]:
+    """One game of `job.bots` in every seat on deal `job.deal`: each seat's features after
+    each of its steps, as rows (seat, round, 1 if the step ended its turn, features), and the
+    outcome: the scores and the winners."""
+    state = find_game("cafe").new_initial_state(job.players, job.deal, {})
+    bots = [make_bot(job.bots, job.deal * 16 + s) for s in range(job.players)]
+    rows: list[tuple[int, int, int, list[float]]] = []
+    started: dict[int, int] = {}  # seat -> round its turn began in
+    while not state.is_over():
+        seat = min(state.current_seats())
+        started.setdefault(seat, state.round_number())
+        action, _ = bots[seat].choose(state, seat)
+        state.apply(seat, action)
+        if state.is_over():
+            break
+        for s in list(started):
+            if turn_over(state, s, started[s]):
+                del started[s]
+                rows.append((s, state.round_number(), 1, cafe_features(state, s)))
+            elif s == seat:  # a step within the turn
+                rows.append((s, state.round_number(), 0, cafe_features(state, s)))
+    return {
+        "deal": job.deal,
+        "spec": job.bots,
+        "rows": rows,
+        "scores": [s.total for s in state.scores()],
+        "winners": state.winners(),
+    }
+
+
+def code_digest() -> str:
+    """What a worker must share with the coordinator: the features' names and the deck."""
+    probe = find_game("cafe").new_initial_state(1, 0, {})
+    text = json.dumps([list(CAFE_FEATURES), deck_sha256(probe)])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _redis(url: str) -> Any:
+    import redis
+
+    return redis.Redis.from_url(url, socket_timeout=30)
+
+
+def _result_json(result: dict[str, Any]) -> str:
+    # floats are written as the shortest text that reads back as the same float: exact
+    return json.dumps(result, allow_nan=True)
+
+
+def _from_json(text: bytes | str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(text)
+    data["rows"] = [(s, r, e, f) for s, r, e, f in data["rows"]]
+    return data
+
+
+class SelfPlayQueue:
+    """The coordinator's side: `run(jobs)` queues the jobs and yields their results in order."""
+
+    def __init__(self, url: str, prefix: str = PREFIX, lease: float = LEASE) -> None:
+        self.redis = _redis(url)
+        self.prefix = prefix
+        self.jobs = f"{prefix}:jobs"
+        self.lease = lease
+        self.run_id = uuid.uuid4().hex[:12]
+        self.key = f"{prefix}:run:{self.run_id}"  # exists while the run wants its results
+        self.replies = f"{prefix}:run:{self.run_id}:results"
+
+    def run(
+        self, jobs: Iterable[Job], seconds: float | None = None, stall: float = 3600.0
+    ) -> Iterator[dict[str, Any]]:
+        """The results of `jobs`, in their order. With `seconds`, no result is waited for
+        after that time (the jobs left are withdrawn); `stall`: at most this long without
+        any result (no worker?) before a TimeoutError."""
+        jobs = list(jobs)
+        start = time.monotonic()
+        self._ensure_group()
+        self.redis.set(self.key, "1", ex=max(60, int(stall) + 60))
+        digest = code_digest()
+        for job in jobs:
+            self.redis.xadd(
+                self.jobs,
+                {
+                    "run": self.run_id,
+                    "bots": job.bots,
+                    "deal": job.deal,
+                    "players": job.players,
+                    "digest": digest,
+                    "lease": self.lease,
+                },
+            )
+        got: dict[int, dict[str, Any]] = {}
+        done: set[int] = set()
+        last = time.monotonic()
+        try:
+            for job in jobs:
+                while job.deal not in got:
+                    now = time.monotonic()
+                    if seconds is not None and now - start > seconds:
+                        return
+                    if now - last > stall:
+                        raise TimeoutError(f"no self-play result for {stall:.0f} s: no worker?")
+                    self.redis.expire(self.key, max(60, int(stall) + 60))
+                    entries = self.redis.xread({self.replies: "0-0"}, count=100, block=500)
+                    for _stream, items in entries or ():
+                        for entry_id, fields in items:
+                            self.redis.xdel(self.replies, entry_id)
+                            last = time.monotonic()
+                            error = fields.get(b"error")
+                            if error is not None:
+                                raise DataError(f"a self-play worker failed: {error.decode()}")
+                            result = _from_json(fields[b"result"])
+                            if int(result["deal"]) not in done:  # a job played twice
+                                got.setdefault(int(result["deal"]), result)
+                done.add(job.deal)
+                yield got.pop(job.deal)
+        finally:
+            self.redis.delete(self.key, self.replies)
+
+    def _ensure_group(self) -> None:
+        _ensure_group(self.redis, self.jobs)
+
+
+def _ensure_group(redis: Any, stream: str) -> None:
+    import redis as redis_module
+
+    try:
+        redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
+    except redis_module.ResponseError as exc:
+        if "BUSYGROUP" not in str(exc):
+            raise
+
+
+def work(
+    url: str,
+    prefix: str = PREFIX,
+    idle_exit: float | None = None,
+    max_jobs: int | None = None,
+    name: str | None = None,
+) -> int:
+    """Take self-play jobs from the queue and play them until `max_jobs` are done or no job
+    has come for `idle_exit` seconds (None: for ever). Returns the number of games played."""
+    redis = _redis(url)
+    stream = f"{prefix}:jobs"
+    _ensure_group(redis, stream)
+    name = name or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    digest = code_digest()
+    played = 0
+    idle_since = time.monotonic()
+    while max_jobs is None or played < max_jobs:
+        taken = _take(redis, stream, name)
+        if taken is None:
+            if idle_exit is not None and time.monotonic() - idle_since > idle_exit:
+                break
+            continue
+        entry_id, fields = taken
+        run = fields[b"run"].decode()
+        if redis.exists(f"{prefix}:run:{run}"):
+            job = Job(fields[b"bots"].decode(), int(fields[b"deal"]), int(fields[b"players"]))
+            reply = f"{prefix}:run:{run}:results"
+            if fields[b"digest"].decode() != digest:
+                answer = {"error": f"worker {name}: other features or another deck than the run's"}
+            else:
+                try:
+                    answer = {"result": _result_json(play(job))}
+                except DataError as exc:
+                    answer = {"error": f"worker {name}: {exc}"}
+            if redis.exists(f"{prefix}:run:{run}"):
+                redis.xadd(reply, answer)
+            played += 1
+        redis.xack(stream, GROUP, entry_id)
+        redis.xdel(stream, entry_id)
+        idle_since = time.monotonic()
+    return played
+
+
+def _take(redis: Any, stream: str, name: str) -> tuple[bytes, dict[bytes, bytes]] | None:
+    """The next job: one a dead worker left (pending longer than its lease) first, then a new
+    one (waiting up to a second)."""
+    pending = redis.xpending_range(stream, GROUP, min="-", max="+", count=10)
+    for entry in pending:
+        got = redis.xrange(stream, entry["message_id"], entry["message_id"])
+        if not got:  # deleted meanwhile
+            redis.xack(stream, GROUP, entry["message_id"])
+            continue
+        lease_ms = int(float(got[0][1].get(b"lease", LEASE)) * 1000)
+        if entry["time_since_delivered"] >= lease_ms:
+            claimed = redis.xclaim(stream, GROUP, name, lease_ms, [entry["message_id"]])
+            if claimed:
+                entry_id, fields = claimed[0]
+                return entry_id, fields
+    entries = redis.xreadgroup(GROUP, name, {stream: ">"}, count=1, block=1000)
+    for _stream, items in entries or ():
+        for entry_id, fields in items:
+            return entry_id, fields
+    return None
+
+
+def run_workers(
+    url: str, processes: int, prefix: str = PREFIX, idle_exit: float | None = None
+) -> int:
+    """`processes` workers (one here with 1), until each is idle for `idle_exit` seconds
+    (None: for ever). Returns the games played."""
+    if processes == 1:
+        return work(url, prefix, idle_exit)
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=processes) as pool:
+        futures = [pool.submit(work, url, prefix, idle_exit) for _ in range(processes)]
+        return sum(f.result() for f in futures)

@@ -1,0 +1,173 @@
+"""Self-play through the Redis queue (bots/selfplay.py): two worker processes give the results
+a local run of the same jobs gives, in the jobs' order; a dead worker's job is played by
+another; a run that ends early leaves no job to play; a worker with other features refuses.
+Against a real Redis ($COFFEETABLE_TEST_REDIS, database 5 by default), each test on its own
+key prefix; skipped when no Redis answers."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from coffeetable.bots import selfplay
+from coffeetable.bots.selfplay import GROUP, Job, SelfPlayQueue, play, work
+from coffeetable.core.errors import DataError
+
+REDIS_URL = os.environ.get("COFFEETABLE_TEST_REDIS", "redis://127.0.0.1:6379/5")
+
+
+@pytest.fixture
+def prefix() -> Iterator[str]:
+    redis = pytest.importorskip("redis")
+    client = redis.Redis.from_url(REDIS_URL, socket_timeout=5)
+    try:
+        client.ping()
+    except redis.RedisError:
+        pytest.skip(f"no Redis at {REDIS_URL}")
+    name = f"test:selfplay:{uuid.uuid4().hex[:8]}"
+    yield name
+    for key in client.scan_iter(f"{name}:*"):
+        client.delete(key)
+
+
+def _worker(prefix: str) -> None:
+    work(REDIS_URL, prefix, idle_exit=3.0)
+
+
+JOBS = [
+    Job("random", 700, 1),
+    Job("greedy", 701, 1),
+    Job("random", 702, 2),
+    Job("random", 703, 3),
+    Job("random", 704, 1),
+]
+
+
+def test_two_workers_give_what_a_local_run_gives(prefix: str) -> None:
+    local = [play(job) for job in JOBS]
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_worker, args=(prefix,)) for _ in range(2)]
+    for process in workers:
+        process.start()
+    try:
+        queued = list(SelfPlayQueue(REDIS_URL, prefix).run(JOBS, stall=120))
+    finally:
+        for process in workers:
+            process.join(timeout=60)
+    assert [r["deal"] for r in queued] == [job.deal for job in JOBS]
+    assert queued == [_as_json_reads(r) for r in local]
+    assert all(r["rows"] for r in queued)
+    assert all(process.exitcode == 0 for process in workers)
+
+
+def _as_json_reads(result: dict[str, Any]) -> dict[str, Any]:
+    """A local result as the queue gives it (rows as tuples, features as lists)."""
+    return {**result, "rows": [(s, r, e, list(f)) for s, r, e, f in result["rows"]]}
+
+
+def test_a_dead_workers_job_is_played_by_another(prefix: str) -> None:
+    import redis
+
+    queue = SelfPlayQueue(REDIS_URL, prefix, lease=0.5)
+    results = queue.run([Job("random", 710, 1)], stall=60)
+    client = redis.Redis.from_url(REDIS_URL)
+    # the coordinator queues its job when first asked for a result: a worker takes it and
+    # dies before answering (it reads the job and never acknowledges it)
+    context = multiprocessing.get_context("spawn")
+    reader = context.Process(target=_take_and_die, args=(prefix,))
+    started = time.monotonic()
+    reader.start()
+    got = []
+    for result in results:
+        got.append(result)
+    reader.join(timeout=60)
+    assert [r["deal"] for r in got] == [710]
+    assert got[0] == _as_json_reads(play(Job("random", 710, 1)))
+    assert time.monotonic() - started < 60
+    assert client.xlen(f"{prefix}:jobs") == 0
+
+
+def _take_and_die(prefix: str) -> None:
+    """A worker that dies mid-game: it takes one job, then a sound worker comes."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    stream = f"{prefix}:jobs"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        selfplay._ensure_group(client, stream)
+        got = client.xreadgroup(GROUP, "doomed", {stream: ">"}, count=1, block=500)
+        if got:
+            break
+    assert got, "the coordinator queued no job"
+    work(REDIS_URL, prefix, idle_exit=2.0, max_jobs=1)
+
+
+def test_a_run_cut_short_leaves_no_game_to_play(prefix: str) -> None:
+    import redis
+
+    jobs = [Job("random", 720 + k, 1) for k in range(3)]
+    assert list(SelfPlayQueue(REDIS_URL, prefix).run(jobs, seconds=0.0)) == []
+    client = redis.Redis.from_url(REDIS_URL)
+    assert client.xlen(f"{prefix}:jobs") == 3
+    assert work(REDIS_URL, prefix, idle_exit=0.5) == 0  # dropped, unplayed
+    assert client.xlen(f"{prefix}:jobs") == 0
+    assert not list(client.scan_iter(f"{prefix}:run:*"))
+
+
+def test_a_worker_with_other_features_refuses(prefix: str) -> None:
+    queue = SelfPlayQueue(REDIS_URL, prefix)
+    results = queue.run([Job("random", 730, 1)], stall=30)
+    context = multiprocessing.get_context("spawn")
+    worker = context.Process(target=_worker_with_other_features, args=(prefix,))
+    worker.start()
+    try:
+        with pytest.raises(DataError, match="other features or another deck"):
+            next(results)
+    finally:
+        worker.join(timeout=30)
+
+
+def _worker_with_other_features(prefix: str) -> None:
+    selfplay.code_digest = lambda: "another"  # type: ignore[assignment]
+    work(REDIS_URL, prefix, idle_exit=2.0, max_jobs=1)
+
+
+def test_the_worker_command_checks_its_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    from coffeetable.cli.main import main
+
+    assert main(["selfplay-worker", "--redis", "http://example"]) != 0
+    assert "--redis must be a redis://" in capsys.readouterr().err
+    assert main(["selfplay-worker", "--redis", REDIS_URL, "--processes", "0"]) != 0
+    assert "--processes must be at least 1" in capsys.readouterr().err
+
+
+def test_the_worker_command_plays_the_queue(prefix: str) -> None:
+    """`coffeetable selfplay-worker` as a process, on the default prefix's queue: the jobs
+    of a run go through it (it stops after --idle-exit)."""
+    import subprocess
+    import sys
+
+    queue = SelfPlayQueue(REDIS_URL, prefix)
+    queue.jobs = f"{selfplay.PREFIX}:jobs"  # the command's queue; the run's keys stay apart
+    queue.key = f"{selfplay.PREFIX}:run:{queue.run_id}"
+    queue.replies = f"{queue.key}:results"
+    results = queue.run([Job("random", 740, 1)], stall=60)
+    command = ["selfplay-worker", "--redis", REDIS_URL, "--idle-exit", "2"]
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "coffeetable", *command],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        got = list(results)
+    finally:
+        out, _ = worker.communicate(timeout=60)
+    assert got == [_as_json_reads(play(Job("random", 740, 1)))]
+    assert "1 self-play games played" in out
