@@ -33,6 +33,8 @@ from coffeetable.rl import CafeSoloEnv
 from coffeetable.rl.action_features import CafeSoloActionFeatures as Features
 
 Array = npt.NDArray[np.float64]
+
+
 class Policy:
     def __init__(self, size: int, rng: np.random.Generator) -> None:
         self.theta = np.zeros(size)

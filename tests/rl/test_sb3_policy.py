@@ -126,6 +126,7 @@ def test_the_distribution_is_the_masked_categorical_over_the_legal_actions() -> 
         assert torch.equal(mode, theirs.get_actions(deterministic=True))
         assert torch.allclose(ours.entropy(), theirs.entropy(), atol=1e-4)
         values, log_prob, entropy = policy.evaluate_actions(obs_t, mode, action_masks=masks)
+        assert entropy is not None and torch.allclose(entropy, theirs.entropy(), atol=1e-4)
         assert values.shape == (len(obs), 1)
         assert torch.allclose(log_prob, theirs.log_prob(mode), atol=1e-5)
         illegal = int(np.flatnonzero(~masks[0])[0])

@@ -238,9 +238,7 @@ class FeatureCache:
         digest.update(np.packbits(mask).data)
         return digest.digest()
 
-    def get(
-        self, key: bytes
-    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]] | None:
+    def get(self, key: bytes) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]] | None:
         row = self.rows.get(key)
         if row is None:
             self.misses += 1

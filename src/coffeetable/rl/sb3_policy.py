@@ -30,6 +30,7 @@ options. Needs the `rl-train` extra.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import gymnasium
@@ -71,7 +72,7 @@ MaskLike = npt.NDArray[Any] | torch.Tensor | None
 def mlp(sizes: list[int], activation: type[nn.Module] = nn.Tanh) -> nn.Sequential:
     """Linear layers of `sizes` with `activation` between them (none after the last)."""
     layers: list[nn.Module] = []
-    for i, (a, b) in enumerate(zip(sizes, sizes[1:], strict=False)):
+    for i, (a, b) in enumerate(itertools.pairwise(sizes)):
         layers.append(nn.Linear(a, b))
         if i < len(sizes) - 2:
             layers.append(activation())
@@ -96,7 +97,7 @@ class LegalActions:
         return self.index.gather(1, position.unsqueeze(1)).squeeze(1)
 
     def sample(self) -> torch.Tensor:
-        return self._actions(self.distribution.sample())
+        return self._actions(self.distribution.sample())  # type: ignore[no-untyped-call]
 
     def mode(self) -> torch.Tensor:
         return self._actions(self.distribution.probs.argmax(dim=1))
@@ -110,14 +111,15 @@ class LegalActions:
         hits = (self.index == actions.long().reshape(-1, 1)) & self.valid
         if not bool(hits.any(dim=1).all()):
             raise ValueError("an action is not among the legal actions of its row")
-        return self.distribution.log_prob(hits.int().argmax(dim=1))  # type: ignore[no-any-return]
+        position = hits.int().argmax(dim=1)
+        return self.distribution.log_prob(position)  # type: ignore[no-any-return,no-untyped-call]
 
     def entropy(self) -> torch.Tensor:
         p_log_p = self.distribution.probs * self.distribution.logits
         return -torch.where(self.valid, p_log_p, torch.zeros_like(p_log_p)).sum(dim=1)
 
 
-class CafeSoloActionPolicy(MaskableActorCriticPolicy):  # type: ignore[misc]
+class CafeSoloActionPolicy(MaskableActorCriticPolicy):
     """MaskablePPO's actor-critic with an action-feature actor (module docstring).
     `actor_arch` (default [64]) are the hidden layers of the shared action scorer,
     `critic_arch` (default [64, 64]) those of the value network; the feature rows of the last
@@ -148,9 +150,7 @@ class CafeSoloActionPolicy(MaskableActorCriticPolicy):  # type: ignore[misc]
         self.action_features = CafeSoloActionFeatures(space)
         self.feature_cache = FeatureCache(cache_size)
         self.cache_size = cache_size
-        self.value_index = np.concatenate(
-            [np.arange(*layout.span(name)) for name in VALUE_FIELDS]
-        )
+        self.value_index = np.concatenate([np.arange(*layout.span(name)) for name in VALUE_FIELDS])
         kwargs.pop("net_arch", None)  # the networks are ours
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
