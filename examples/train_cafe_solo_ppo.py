@@ -70,13 +70,18 @@ class Curve(BaseCallback):  # type: ignore[misc]
 
 def play_deals(games: int, choose: Chooser) -> list[int]:
     """The final score of each of `games` deals (seeds EVAL_SEED + i), played side by side:
-    `choose(obs, masks)` picks the actions of all lanes; a lane's first game is its deal."""
+    `choose(obs, masks)` picks the actions of the lanes still playing their deal (their
+    first game)."""
     env = SB3VecEnv(games)
     env.seed(EVAL_SEED)
     obs = env.reset()
     scores: list[int | None] = [None] * games
     while any(s is None for s in scores):
-        obs, _, dones, infos = env.step(choose(obs, env.action_masks()))
+        masks = env.action_masks()
+        playing = np.array([s is None for s in scores])
+        actions = masks.argmax(axis=1)  # lanes whose deal is over: any legal action, cheaply
+        actions[playing] = choose(obs[playing], masks[playing])
+        obs, _, dones, infos = env.step(actions)
         for i in np.flatnonzero(dones):
             if scores[i] is None:
                 scores[i] = infos[i]["final_score"]
