@@ -7,7 +7,7 @@ score (`shaping="estimate"`: every step is rewarded with the change of the estim
 `action_masks()` for MaskablePPO. The discount is 1 (`--gamma`): the shaping is then
 potential-based, so it changes no policy's ranking; with a discount g < 1 each step would
 also earn (1 - g) times the estimate, which pays for long games in promising positions (at
-0.9 the policies learnt to play longer games that scored nothing). GAE's lambda (0.9) keeps
+0.9-0.95 policies learnt to play longer games that scored nothing). GAE's lambda (0.9) keeps
 the variance down instead. The policy is `coffeetable.rl.sb3_policy
 .CafeSoloActionPolicy`: MaskablePPO's algorithm, distribution and masking, with an actor that
 scores each legal action with one small MLP shared by all actions, over state-dependent
