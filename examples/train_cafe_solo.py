@@ -3,11 +3,12 @@ with the random and greedy bots on the same seeds (docs/rl.md).
 
 The policy is linear over action features: the logit of a legal action is theta . phi(obs,
 action), and the softmax runs over the legal actions of `info["action_mask"]` only. The
-features are computed from the observation vector alone, through its documented layout
-(`observation_layout`), and from the action index's structure (`CafeActionSpace.split`):
-the action's kind crossed with a few facts about the seat (action points, round,
-warehouse), the grid channels of the cells it names (the `slots` table), its colour, the
-card and payment of a take, and the cells a placement covers in the `p0.grid` frame.
+features (`coffeetable.rl.action_features`) are computed from the observation vector alone,
+through its documented layout (`observation_layout`), and from the action index's structure
+(`CafeActionSpace.split`): the action's kind crossed with a few facts about the seat (action
+points, round, warehouse), the grid channels of the cells it names (the `slots` table), its
+colour, the card and payment of a take, and the cells a placement covers in the `p0.grid`
+frame.
 
 Training uses `CafeSoloEnv(shaping="estimate")`: every step is rewarded with the change of
 the greedy bot's estimate of the final score, so an episode's return is the final score
@@ -28,154 +29,10 @@ import numpy.typing as npt
 
 from coffeetable import find_game
 from coffeetable.bots.base import make_bot
-from coffeetable.games.cafe.area import FOOTPRINTS
-from coffeetable.games.cafe.deck import CellKind
-from coffeetable.games.cafe.observation import CH, GRID, MAX_SLOTS
-from coffeetable.rl import CafeActionSpace, CafeSoloEnv, observation_layout
+from coffeetable.rl import CafeSoloEnv
+from coffeetable.rl.action_features import CafeSoloActionFeatures as Features
 
 Array = npt.NDArray[np.float64]
-KIND_NAMES = (
-    "take",
-    "place",
-    "produce",
-    "fill",
-    "dry",
-    "roast",
-    "deliver",
-    "clear",
-    "end",
-    "bid",
-    "bid_done",
-    "pass",
-)
-CELL_KINDS = ("produce", "fill", "dry", "roast", "deliver", "clear")  # with a primary slot
-SECOND_KINDS = ("dry", "roast", "deliver")  # with a second slot (source / destination)
-SLOT_F = 3 + CH
-
-
-class Features:
-    """phi(obs, legal indices) -> one row of features per legal action (numpy, vectorised)."""
-
-    def __init__(self, space: CafeActionSpace) -> None:
-        game = space.game
-        layout = observation_layout(game, 1)
-        self.space = space
-        self.span = {f.name: layout.span(f.name) for f in layout.fields}
-        self.starts = np.array([space.offsets[k] for k in KIND_NAMES])
-        # static card facts for takes: VP of its shop, cup, and its cells by kind / 6
-        cards = []
-        for card in game.deck.cards:
-            kinds = [cell.kind for row in card.cells for cell in row]
-            vp = sum(s.vp for s in card.shops.values())
-            row = [vp / 6, float(card.has_cup)] + [kinds.count(k) / 6 for k in CellKind]
-            cards.append(row)
-        self.cards = np.array(cards)
-        self.globals = 10
-        self.size = (
-            len(KIND_NAMES) * self.globals
-            + len(CELL_KINDS) * SLOT_F
-            + len(SECOND_KINDS) * SLOT_F
-            + 1  # deliver to the warehouse
-            + 4 * 3  # colour x (1, warehouse, supply)
-            + 6
-            + self.cards.shape[1]  # take: payment, card
-            + 3
-            + 4  # place: cells covered (2, 3, 4), cups / shops / full cells / beans covered
-        )
-
-    def part(self, obs: Array, name: str) -> Array:
-        start, stop = self.span[name]
-        return obs[start:stop]
-
-    def __call__(self, obs: Array, legal: npt.NDArray[np.int64]) -> Array:
-        n = len(legal)
-        kind = np.searchsorted(self.starts, legal, side="right") - 1
-        x = legal - self.starts[kind]
-        ap = self.part(obs, "p0.ap")[0]
-        rnd = np.argmax(self.part(obs, "round")) / 7
-        warehouse = self.part(obs, "p0.warehouse")  # / 4
-        supply = self.part(obs, "supply")
-        area = self.part(obs, "p0.area")
-        g = np.array(
-            [1.0, ap, ap == 0, rnd, rnd == 1, area[1], *np.minimum(warehouse, 2.0)],
-            dtype=np.float64,
-        )
-        out = np.zeros((n, self.size))
-        col = 0
-        # 1. kind x seat facts
-        block = np.zeros((n, len(KIND_NAMES), self.globals))
-        block[np.arange(n), kind] = g
-        out[:, col : col + block[0].size] = block.reshape(n, -1)
-        col += block[0].size
-        # decompose the indices (state-independent layout of CafeActionSpace)
-        s1 = np.full(n, -1)
-        s2 = np.full(n, -1)
-        colour = np.full(n, -1)
-        k = {name: kind == i for i, name in enumerate(KIND_NAMES)}
-        s1 = np.where(k["produce"] | k["clear"], x, s1)
-        s1 = np.where(k["fill"], x // 5, s1)
-        colour = np.where(k["fill"], x % 5 - 1, colour)
-        tr = k["dry"] | k["roast"]
-        s1 = np.where(tr, (x // (MAX_SLOTS + 1)) // 4, s1)
-        colour = np.where(tr, (x // (MAX_SLOTS + 1)) % 4, colour)
-        s2 = np.where(tr, x % (MAX_SLOTS + 1) - 1, s2)
-        s1 = np.where(k["deliver"], x // (MAX_SLOTS + 1), s1)
-        s2 = np.where(k["deliver"], x % (MAX_SLOTS + 1) - 1, s2)
-        colour = np.where(k["bid"], x // (MAX_SLOTS + 1), colour)
-        slots = self.part(obs, "slots").reshape(MAX_SLOTS, SLOT_F)
-        # 2. the primary slot's channels, in a block per kind
-        first = np.where(s1[:, None] >= 0, slots[np.maximum(s1, 0)], 0.0)
-        for name in CELL_KINDS:
-            out[:, col : col + SLOT_F] = first * k[name][:, None]
-            col += SLOT_F
-        # 3. the second slot (source of a dry / roast, destination of a delivery)
-        second = np.where(s2[:, None] >= 0, slots[np.maximum(s2, 0)], 0.0)
-        for name in SECOND_KINDS:
-            out[:, col : col + SLOT_F] = second * k[name][:, None]
-            col += SLOT_F
-        out[:, col] = k["deliver"] & (s2 < 0)
-        col += 1
-        # 4. colour: which, and how many of it in the warehouse and the supply
-        has = colour >= 0
-        c = np.maximum(colour, 0)
-        for j, values in enumerate((np.ones(4), warehouse, supply)):
-            out[np.arange(n), col + c * 3 + j] = np.where(has, values[c], 0.0)
-        col += 12
-        # 5. take: payment and card
-        take = k["take"]
-        out[np.arange(n), col + x % 6] = take
-        col += 6
-        out[:, col : col + self.cards.shape[1]] = (
-            self.cards[np.where(take, x // 6, 0)] * take[:, None]
-        )
-        col += self.cards.shape[1]
-        # 6. place: what the footprint covers in the p0 frame
-        place = k["place"]
-        if place.any():
-            grid = self.part(obs, "p0.grid").reshape(GRID, GRID, CH)
-            padded = np.zeros((GRID + 3, GRID + 3, 4))
-            padded[:GRID, :GRID, 0] = grid[:, :, :11].any(axis=2)  # a visible cell
-            padded[:GRID, :GRID, 1] = grid[:, :, int(CellKind.CUP)]
-            padded[:GRID, :GRID, 2] = grid[:, :, int(CellKind.SHOP)]
-            padded[:GRID, :GRID, 3] = grid[:, :, 16:20].sum(axis=2) > 0  # cubes on it
-            rot = x // (GRID * GRID)
-            r = (x % (GRID * GRID)) // GRID
-            cc = x % GRID
-            covered = np.zeros((n, 4))
-            for dr, dc in FOOTPRINTS[0]:
-                covered += np.where(
-                    (rot % 2 == 0)[:, None], padded[np.minimum(r + dr, GRID + 2), cc + dc], 0
-                )
-            for dr, dc in FOOTPRINTS[1]:
-                covered += np.where(
-                    (rot % 2 == 1)[:, None], padded[np.minimum(r + dr, GRID + 2), cc + dc], 0
-                )
-            covered *= place[:, None]
-            count = covered[:, 0].astype(int)
-            for j, m in enumerate((2, 3, 4)):
-                out[:, col + j] = place & (count == m)
-            out[:, col + 3 : col + 6] = covered[:, 1:] / 2
-        return out
 
 
 class Policy:

@@ -13,6 +13,10 @@ one has `"TimeLimit.truncated"`, and `env_method("action_masks")` (what `Maskabl
 gives each lane's mask. Each info also has `score` and `illegal_action`, as
 `CafeSoloEnv`'s; a finished game's has `final_score`.
 
+`MlpPolicy` runs but learns almost nothing in minutes (15,905 outputs, one per action index);
+`coffeetable.rl.sb3_policy.CafeSoloActionPolicy` scores the legal actions from their features
+and beats random play within ten minutes (docs/rl.md).
+
 Needs the `rl-train` extra (`pip install 'coffeetable[rl-train]'`: stable-baselines3,
 sb3-contrib, torch, matplotlib); nothing else in `coffeetable.rl` imports this module.
 """
