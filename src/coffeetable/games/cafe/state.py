@@ -332,11 +332,12 @@ class CafeState(State):
 
         return state_to_json(self)
 
-    def view(self, seat: int | None) -> dict[str, Any]:
+    def view(self, seat: Any) -> dict[str, Any]:
         """What `seat` (None: a spectator) may see (docs/views.md). Café has no information
         private to one seat: the draft is public and the hidden part (the deck, the cards
         removed at random, the RNG) is hidden from everyone, so all views are equal except
-        for their `seat` field."""
+        for their `seat` field. `seat` is typed `Any`, not `int | None`: `state_view` refuses
+        anything else with a DataError, where a compiled build (mypyc) would raise TypeError."""
         from coffeetable.games.cafe.view import state_view
 
         return state_view(self, seat)
