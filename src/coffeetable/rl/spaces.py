@@ -35,6 +35,7 @@ The Café layout (C = cards in the deck file, 63 by default; S = 38 slots; G = 2
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -271,6 +272,8 @@ class CafeActionSpace(_Base):
 
     # --- with a state ----------------------------------------------------------------------
     def legal(self, state: State, seat: int) -> dict[int, Action]:
+        # a NumPy integer too (a batch's seats); a compiled engine (mypyc) takes only int
+        seat = operator.index(seat)
         actions = state.legal_actions(seat)
         if not actions:
             return {}

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import ClassVar
 
 from coffeetable.core.errors import NotationError
 from coffeetable.games.cafe.area import COORD_LIMIT, Pos
@@ -114,21 +113,26 @@ class _Transfer:
     colour: int
     source: Pos | None = None  # None: every source cell holding the colour
 
-    verb: ClassVar[str] = ""
-
     def notation(self) -> str:
-        text = f"{self.verb} {format_pos(self.to)} {COLOURS[self.colour]}"
+        text = f"{self._verb()} {format_pos(self.to)} {COLOURS[self.colour]}"
         return text if self.source is None else f"{text} from {format_pos(self.source)}"
+
+    # a method, not a ClassVar overridden per subclass: mypyc's compiled dataclasses take a
+    # subclass's ClassVar for a read-only instance attribute
+    def _verb(self) -> str:
+        raise NotImplementedError
 
 
 @dataclass(frozen=True, slots=True)
 class Dry(_Transfer):
-    verb: ClassVar[str] = "dry"
+    def _verb(self) -> str:
+        return "dry"
 
 
 @dataclass(frozen=True, slots=True)
 class Roast(_Transfer):
-    verb: ClassVar[str] = "roast"
+    def _verb(self) -> str:
+        return "roast"
 
 
 @dataclass(frozen=True, slots=True)

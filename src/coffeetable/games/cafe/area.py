@@ -188,15 +188,15 @@ def _rekind(
             if not cells:
                 del out[before]
                 mine.discard(before)
-        cells = out.get(after)  # type: ignore[assignment]
-        if cells is None:
+        found = out.get(after)
+        if found is None:
             out[after] = [pos]
             mine.add(after)
         else:
             if after not in mine:
-                cells = out[after] = cells.copy()
+                found = out[after] = found.copy()
                 mine.add(after)
-            insort(cells, pos)
+            insort(found, pos)
     return out
 
 

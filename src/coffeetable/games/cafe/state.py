@@ -137,11 +137,19 @@ class PlayerState:
 class CafeState(State):
     game: CafeGame
 
-    def __init__(self, game: CafeGame, num_players: int, options: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        game: CafeGame,
+        num_players: int,
+        options: dict[str, Any],
+        rules: CafeRules | None = None,
+    ) -> None:
+        """`rules`: the options read already (`CafeRules.from_options(options)`), as `clone`
+        passes them."""
         self.game = game
         self.num_players = num_players
         self.options = options
-        self.rules = CafeRules.from_options(options)
+        self.rules = CafeRules.from_options(options) if rules is None else rules
         self.rng = Rng(0)
         self.phase = _DRAFT
         self.round = 1
@@ -279,10 +287,9 @@ class CafeState(State):
         return len(self.removed) - len(self.removed_by_rule())
 
     def clone(self) -> CafeState:
-        new = CafeState.__new__(CafeState)
-        new.game = self.game
-        new.num_players = self.num_players
-        new.options = self.options
+        # the constructor, not `CafeState.__new__` without it: a class compiled with mypyc
+        # (docs/architecture.md) always runs its `__init__`
+        new = CafeState(self.game, self.num_players, self.options, self.rules)
         new.rng = self.rng.clone()
         new.phase = self.phase
         new.round = self.round
@@ -295,7 +302,6 @@ class CafeState(State):
         new.players = [p.copy() for p in self.players]
         new.supply = self.supply.copy()
         new._seats = self._seats
-        new.rules = self.rules
         new.stakes = self.stakes.copy()
         new.passed = self.passed.copy()
         new.bidder = self.bidder
@@ -326,11 +332,12 @@ class CafeState(State):
 
         return state_to_json(self)
 
-    def view(self, seat: int | None) -> dict[str, Any]:
+    def view(self, seat: Any) -> dict[str, Any]:
         """What `seat` (None: a spectator) may see (docs/views.md). Café has no information
         private to one seat: the draft is public and the hidden part (the deck, the cards
         removed at random, the RNG) is hidden from everyone, so all views are equal except
-        for their `seat` field."""
+        for their `seat` field. `seat` is typed `Any`, not `int | None`: `state_view` refuses
+        anything else with a DataError, where a compiled build (mypyc) would raise TypeError."""
         from coffeetable.games.cafe.view import state_view
 
         return state_view(self, seat)

@@ -1,0 +1,53 @@
+"""Optional compiled build of the Café engine's hot modules with mypyc (docs/architecture.md).
+
+``pip install mypy` then `COFFEETABLE_COMPILE=1 pip install --no-build-isolation .`` compiles the modules in
+COMPILED from the same sources (mypyc, part of mypy); CPython's import then picks the compiled
+module over its `.py` file, so there is no second copy of the rules and no selection code.
+Without the variable (the README's install, `pip install -e`) nothing is compiled. Without a C
+compiler or Python's headers (python3-dev) the build warns and installs pure Python.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import sysconfig
+from pathlib import Path
+
+from setuptools import setup
+
+# the modules a random playout spends its time in; each must stay mypyc-compatible (no
+# `Cls.__new__(Cls)` without `__init__`, no ClassVar overridden in a dataclass subclass)
+COMPILED = [
+    "src/coffeetable/core/rng.py",
+    "src/coffeetable/games/cafe/actions.py",
+    "src/coffeetable/games/cafe/area.py",
+    "src/coffeetable/games/cafe/state.py",
+]
+
+
+def _extensions() -> list[object]:
+    if os.environ.get("COFFEETABLE_COMPILE") != "1":
+        return []
+    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    missing = []
+    if not headers.exists():
+        missing.append(f"Python's headers ({headers}; Debian/Ubuntu: python3-dev)")
+    if shutil.which(compiler) is None:
+        missing.append(f"a C compiler ({compiler})")
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        missing.append("mypyc (pip install mypy, then --no-build-isolation)")
+    if missing:
+        print(
+            "COFFEETABLE_COMPILE=1: installing pure Python, missing " + ", ".join(missing),
+            file=sys.stderr,
+        )
+        return []
+    return list(mypycify(COMPILED, opt_level="3"))
+
+
+setup(ext_modules=_extensions())

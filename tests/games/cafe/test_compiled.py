@@ -1,0 +1,59 @@
+"""The compiled engine (setup.py: `COFFEETABLE_COMPILE=1`, mypyc) plays exactly as the pure
+Python it is compiled from: the step digests of `benchmarks/cafe_exactness.py --dump` (every
+legal-action and search-action list, action, position JSON with the RNG, observation tensor,
+scores) of this installation and of the same installation made to import `.py` files only.
+
+Skipped when the engine is not compiled, unless `COFFEETABLE_REQUIRE_COMPILED=1`: then it fails.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import coffeetable.games.cafe.state as state_module
+
+REQUIRE_ENV = "COFFEETABLE_REQUIRE_COMPILED"
+EXACTNESS = Path(__file__).resolve().parents[3] / "benchmarks" / "cafe_exactness.py"
+
+# run the exactness dump with coffeetable's modules imported from their `.py` files only (a
+# path hook for the package's directories that knows no extension modules)
+PURE = """
+import importlib.machinery as m, importlib.util, os, runpy, sys
+package = os.path.realpath(importlib.util.find_spec("coffeetable").submodule_search_locations[0])
+def hook(path):
+    real = os.path.realpath(path)
+    if real != package and not real.startswith(package + os.sep):
+        raise ImportError(path)
+    return m.FileFinder(path, (m.SourceFileLoader, m.SOURCE_SUFFIXES))
+sys.path_hooks.insert(0, hook)
+sys.path_importer_cache.clear()
+import coffeetable.games.cafe.state as s
+assert s.__file__.endswith(".py"), s.__file__
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def _compiled() -> bool:
+    return not (state_module.__file__ or "").endswith(".py")
+
+
+def test_compiled_engine_plays_exactly_as_its_source() -> None:
+    if not _compiled():
+        if os.environ.get(REQUIRE_ENV) == "1":
+            pytest.fail(f"{REQUIRE_ENV}=1 but {state_module.__file__} is not compiled")
+        pytest.skip("the Café engine is not compiled (setup.py: COFFEETABLE_COMPILE=1)")
+    args = [str(EXACTNESS), "--dump", "--games", "1", "--seed", "3"]
+    compiled = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, check=True, timeout=900
+    ).stdout.splitlines()
+    pure = subprocess.run(
+        [sys.executable, "-c", PURE, *args], capture_output=True, text=True, check=True, timeout=900
+    ).stdout.splitlines()
+    assert len(compiled) > 10_000  # 1 game in each of 18 configurations
+    assert compiled == pure
