@@ -125,7 +125,8 @@ def test_a_blocked_player_is_refused_at_the_table_and_unheard(
         ben_name = ben.guest()
         for c in (ana, ben):
             c.goto("#/")
-            c.page.wait_for_selector("#lobby-chat-input")
+            # the lobby's socket has given its first lines: both hear and may speak
+            c.page.wait_for_selector("#lobby-chat-lines[data-live]")
         _say(ben, "lobby-chat", "want to play?")
         line = _line(ana, "lobby-chat", "want to play?")
         ana.screenshot(shots, "chat-lobby", full_page=False)

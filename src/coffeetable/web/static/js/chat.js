@@ -238,6 +238,7 @@ function chatPanel({ id, title, send, spectators }) {
       for (const line of history || []) this.add(line, false);
       loadModeration().then(renderLines);
       render();
+      list.dataset.live = "1"; // the socket's first lines came: what is said now is heard here
     },
     add(line, draw = true) {
       if (!line || ids.has(line.id)) return;
