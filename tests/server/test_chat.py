@@ -376,6 +376,10 @@ def test_a_report_reaches_the_admin_with_the_words_and_their_context(
     _grant_admin(server, root.name)
     table = _table(ana)
     a, b = ana.socket(table["id"]), ben.socket(table["id"])
+    # both are the table's clients before anything is said (a line said before Ben's
+    # snapshot reaches him in it, not as a chat message)
+    _next(a, "snapshot")
+    _next(b, "snapshot")
     _say(a, "good luck")
     _next(a, "chat")
     _next(b, "chat")
