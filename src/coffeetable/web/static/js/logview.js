@@ -151,3 +151,10 @@ export function inWords(say, area) {
   }
   return { ...say, params };
 }
+
+/** A log entry's `say` in words for a Café seat's area in `view` (the board it is read
+ * against); other games' entries, or no view, as they are. */
+export function sayOnBoard(game, say, view, seat) {
+  const area = game === "cafe" ? view?.seats?.[seat]?.area : null;
+  return area ? inWords(say, area) : say;
+}

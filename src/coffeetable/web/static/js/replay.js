@@ -8,7 +8,7 @@ import { button, h, mount } from "./dom.js";
 import { t } from "./i18n.js";
 import { createBoards } from "./boards.js";
 import { helpLink } from "./learn-text.js";
-import { inWords } from "./logview.js";
+import { sayOnBoard } from "./logview.js";
 import { capture, createMotion } from "./motion.js";
 import { logText } from "./say.js";
 import { zoomControls } from "./table.js";
@@ -59,8 +59,7 @@ export function replayView(tableId, start = -1, reviewAtOnce = false) {
 
   /** A log entry in the player's words; Café positions for the area as the board shows it. */
   function words(entry, view) {
-    const area = table.game === "cafe" ? view?.seats?.[entry.seat]?.area : null;
-    const worded = area ? { ...entry, say: inWords(entry.say, area) } : entry;
+    const worded = { ...entry, say: sayOnBoard(table.game, entry.say, view, entry.seat) };
     return logText(worded, seatName(table.seats[entry.seat], entry.seat));
   }
 

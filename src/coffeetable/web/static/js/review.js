@@ -7,7 +7,7 @@ import { api, errorText } from "./api.js";
 import { seatName, soloLabel } from "./common.js";
 import { button, h, mount, s, stext } from "./dom.js";
 import { t } from "./i18n.js";
-import { inWords } from "./logview.js";
+import { sayOnBoard } from "./logview.js";
 import { logText } from "./say.js";
 
 const POLL_MS = 1500;
@@ -50,9 +50,8 @@ export function createReview({ table, jump, renderers, viewAt = null, budget = "
 
   /** A move in words; with `view` (the board before it) Café positions as rows and columns. */
   function say(move, which, view = null) {
-    const area = table.game === "cafe" ? view?.seats?.[move.seat]?.area : null;
-    const raw = move[`${which}_say`];
-    return logText({ say: area ? inWords(raw, area) : raw, text: move[`${which}_text`] }, name(move.seat));
+    const said = sayOnBoard(table.game, move[`${which}_say`], view, move.seat);
+    return logText({ say: said, text: move[`${which}_text`] }, name(move.seat));
   }
 
   /** The list's Café moves reworded once the boards they were made on are known. */

@@ -13,7 +13,7 @@ import { invitePicker, mayHaveFriends } from "./friends.js";
 import { t, tn } from "./i18n.js";
 import { helpLink } from "./learn-text.js";
 import { createBoards } from "./boards.js";
-import { groupLog, inWords, mergedSay, roundSummaries } from "./logview.js";
+import { groupLog, mergedSay, roundSummaries, sayOnBoard } from "./logview.js";
 import { capture, createMotion } from "./motion.js";
 import { logText, sayText } from "./say.js";
 import { TableSocket } from "./socket.js";
@@ -369,8 +369,7 @@ export function tableView(tableId, { invite = null } = {}) {
 
   /** An entry whose Café positions are words ("row 2, column 3"), for the seat's area now. */
   function worded(entry) {
-    const area = model.table?.game === "cafe" ? model.view?.seats?.[entry.seat]?.area : null;
-    return area ? { ...entry, say: inWords(entry.say, area) } : entry;
+    return { ...entry, say: sayOnBoard(model.table?.game, entry.say, model.view, entry.seat) };
   }
 
   /** A line's words: merged deliveries as one sentence, Café cards as their pictures. */
