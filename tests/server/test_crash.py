@@ -330,6 +330,8 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         _drop_schema(base, url)
 
 
+# a bounded run of kill cycles: minutes on a busy machine (pyproject's timeout is 300 s)
+@pytest.mark.timeout(600)
 def test_kill_the_server_at_random_and_lose_nothing(db_url: str, tmp_path: Path) -> None:
     server = ServerProcess(db_url, tmp_path / "server.log")
     server.start()

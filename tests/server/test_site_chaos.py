@@ -134,6 +134,8 @@ def _clock_fires(site: Site) -> Counter[tuple[str, int]]:
     return fires
 
 
+# a bounded run of kill cycles: minutes on a busy machine (pyproject's timeout is 300 s)
+@pytest.mark.timeout(900)
 def test_kill_nodes_and_workers_at_random_and_lose_nothing(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
