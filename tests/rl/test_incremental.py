@@ -1,5 +1,5 @@
-"""Café's kept observations (`Observer`): rewritten only where the state changed, and always
-equal to the from-scratch `observation_tensor`."""
+"""The kept observations (`Observer`, Café and Coffee Rush): rewritten only where the state
+changed, and always equal to the from-scratch `observation_tensor`."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 from coffeetable import find_game
 from coffeetable.games.cafe import observation
 from coffeetable.games.cafe.observation import Observer, observation_tensor
-from coffeetable.rl import cafe_v0
+from coffeetable.games.coffee_rush import observation as rush_observation
+from coffeetable.rl import cafe_v0, coffee_rush_v0
 
-from .helpers import CAFE_CONFIGS, config_id, random_game
+from .helpers import CAFE_CONFIGS, RUSH_CONFIGS, config_id, random_game
 
 
 def play_and_compare(n: int, options: dict[str, Any], seed: int, every_seat: bool) -> int:
@@ -111,4 +112,80 @@ def test_environment_observations_are_fresh_ones() -> None:
         assert np.array_equal(
             env.observe(f"player_{other}")["observation"], observation_tensor(env.state, other)
         )
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+# ==== Coffee Rush ================================================================================
+def rush_play_and_compare(n: int, options: dict[str, Any], seed: int, every_seat: bool) -> int:
+    """`play_and_compare` for Coffee Rush's `Observer`."""
+    observer = rush_observation.Observer(find_game("coffee-rush"))
+    checks = 0
+    for state in random_game("coffee-rush", n, options, seed):
+        seats = range(n) if every_seat or state.is_over() else [min(state.current_seats())]
+        for seat in seats:
+            kept = observer.observe(state, seat)
+            fresh = rush_observation.observation_tensor(state, seat)
+            changed = np.flatnonzero(kept != fresh)
+            assert not changed.size, f"seed {seed}, seat {seat}: differs at {changed[:10]}"
+            checks += 1
+    return checks
+
+
+@pytest.mark.parametrize("config", RUSH_CONFIGS, ids=config_id)
+def test_rush_kept_equals_fresh_after_every_step(config) -> None:  # type: ignore[no-untyped-def]
+    _, n, options = config
+    for seed in range(3):
+        assert rush_play_and_compare(n, options, seed, every_seat=seed % 2 == 0) > 20
+
+
+def test_rush_kept_across_games_and_unrelated_states() -> None:
+    game = find_game("coffee-rush")
+    observer = rush_observation.Observer(game)
+    states = [
+        s.clone()
+        for seed, n, options in ((3, 2, {}), (4, 3, {"less_luck": True}), (5, 3, {}))
+        for s in random_game("coffee-rush", n, options, seed)
+    ]
+    rng = random.Random(1)
+    for _ in range(600):
+        state = rng.choice(states)
+        seat = rng.randrange(state.num_players)
+        if rng.random() < 0.2:
+            state = state.resample_hidden(seat, rng)
+        expected = rush_observation.observation_tensor(state, seat)
+        assert np.array_equal(observer.observe(state, seat), expected)
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        # the cups left out of a seat's key: its block is not rewritten when a cup fills
+        lambda state, s, cards: (tuple(state.meeples[s]), cards),
+        # the cards on counters left out: neither the block nor the piles follow a draw
+        lambda state, s: (),
+    ],
+    ids=["cups", "cards"],
+)
+def test_rush_a_skipped_update_is_caught(monkeypatch: pytest.MonkeyPatch, broken: Any) -> None:
+    name = "_seat_key" if broken.__code__.co_argcount == 3 else "_cards_key"
+    monkeypatch.setattr(rush_observation, name, broken)
+    with pytest.raises(AssertionError, match="differs at"):
+        for seed in range(6):
+            rush_play_and_compare(3, {}, seed, every_seat=False)
+
+
+def test_rush_environment_observes_through_an_observer() -> None:
+    env = coffee_rush_v0.raw_env(num_players=3)
+    assert isinstance(env.observer, rush_observation.Observer)
+    env.reset(seed=4)
+    rng = random.Random(3)
+    for _ in range(300):
+        if env.state.is_over():
+            env.reset()
+        obs = env.observe(env.agent_selection)
+        for other in range(3):
+            assert np.array_equal(
+                env.observe(f"player_{other}")["observation"],
+                rush_observation.observation_tensor(env.state, other),
+            )
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))

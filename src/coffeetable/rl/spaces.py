@@ -112,11 +112,20 @@ class MaskedDiscrete(gymnasium.spaces.Discrete):
         legal = mask.view(np.bool_).nonzero()[0]  # every non-zero value
         if not legal.size:
             return self.start
-        if (mask[legal] != 1).any():  # not 0 or 1: Gymnasium's own error
+        if mask[legal].tobytes() != b"\x01" * legal.size:  # not 0 or 1: Gymnasium's error
             return super().sample(mask)
         # = np_random.choice(legal), without its checks
         pick = legal[self.np_random.integers(0, legal.size)]
         return np.int64(self.start + pick)
+
+    def contains(self, x: Any) -> bool:
+        """Gymnasium's `Discrete.contains`, with its slow dtype checks skipped for a Python
+        int or a NumPy int64 (what `sample` returns; PettingZoo's bounds check asks at every
+        step)."""
+        kind = type(x)
+        if kind is int or kind is np.int64:
+            return bool(self.start <= x < self.start + self.n)
+        return super().contains(x)
 
 
 # ==== Coffee Rush ================================================================================
@@ -126,10 +135,19 @@ class RushActionSpace(_Base):
     def __init__(self, game: Game) -> None:
         self.game = game
         self.size = int(game.num_distinct_actions)  # type: ignore[attr-defined]
+        #: action -> code, filled as actions are met (at most `size` entries: a code is a
+        #: function of the action's value, and equal actions have equal codes)
+        self._codes: dict[Action, int] = {}
 
     def legal(self, state: State, seat: int) -> dict[int, Action]:
-        encode = self.game.encode_action
-        return {encode(a): a for a in state.legal_actions(seat)}
+        codes = self._codes
+        out: dict[int, Action] = {}
+        for a in state.legal_actions(seat):
+            code = codes.get(a)
+            if code is None:
+                code = codes[a] = self.game.encode_action(a)
+            out[code] = a
+        return out
 
     def encode(self, state: State, seat: int, action: Action) -> int:
         return self.game.encode_action(action)
