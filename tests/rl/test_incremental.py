@@ -77,19 +77,36 @@ def test_observe_hands_out_a_copy() -> None:
     assert np.array_equal(observer.observe(state, 0), observation_tensor(state, 0))
 
 
+#: the open and pending part of a grid's key when nothing is open or pending
+NO_MARKS = observation._marks_key(find_game("cafe").new_initial_state(1, 0).players[0])
+
+
 @pytest.mark.parametrize(
     "broken",
     [
-        # the cubes left out of the grid's key: a grid is not rewritten when cubes move
-        lambda player, frame: (frame, player.open_kind, player.open_group, player.open_cells),
+        # the cubes left out of the grid's key: the cells whose cubes moved are not rewritten
+        lambda player, frame: (
+            frame,
+            {},
+            tuple(player.area.shops),
+            observation._marks_key(player),
+        ),
+        # the shops left out: a shop's needs are not rewritten when a cube goes in
+        lambda player, frame: (frame, player.area.cubes.copy(), (), observation._marks_key(player)),
         # the open and pending cells left out
-        lambda player, frame: (frame, player.area.cubes.copy(), tuple(player.area.shops)),
+        lambda player, frame: (
+            frame,
+            player.area.cubes.copy(),
+            tuple(player.area.shops),
+            NO_MARKS,
+        ),
     ],
-    ids=["cubes", "open-cells"],
+    ids=["cubes", "shops", "open-cells"],
 )
 def test_a_skipped_update_is_caught(monkeypatch: pytest.MonkeyPatch, broken: Any) -> None:
     """The comparison above can fail: with part of a key left out on purpose (so an update
-    is skipped), the kept observation differs from the fresh one within a few games."""
+    of those cells is skipped), the kept observation differs from the fresh one within a few
+    games."""
     monkeypatch.setattr(observation, "_grid_key", broken)
     with pytest.raises(AssertionError, match="differs at"):
         for seed in range(6):
