@@ -15,7 +15,7 @@ from coffeetable import find_game
 from coffeetable.games.cafe import observation
 from coffeetable.games.cafe.observation import Observer, observation_tensor
 from coffeetable.games.coffee_rush import observation as rush_observation
-from coffeetable.rl import cafe_v0, coffee_rush_v0
+from coffeetable.rl import CafeSoloEnv, cafe_v0, coffee_rush_v0
 
 from .helpers import CAFE_CONFIGS, RUSH_CONFIGS, config_id, random_game
 
@@ -206,3 +206,24 @@ def test_rush_environment_observes_through_an_observer() -> None:
                 rush_observation.observation_tensor(env.state, other),
             )
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_observer_score_is_the_state_score() -> None:
+    """`Observer.score` (CafeSoloEnv's `info["score"]`) reuses the score of the last
+    observation only while the area and warehouse are unchanged: it always equals
+    `state.score(seat)`."""
+    game = find_game("cafe")
+    observer = Observer(game)
+    for state in random_game("cafe", 2, {}, 9):
+        seat = min(state.current_seats()) if not state.is_over() else 0
+        observer.observe(state, seat)
+        for s in range(2):
+            assert observer.score(state, s) == state.score(s)
+    env = CafeSoloEnv()
+    _, info = env.reset(seed=3)
+    rng = random.Random(4)
+    for _ in range(150):
+        assert info["score"] == env.state.scores()[0].total
+        _, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if terminated:
+            _, info = env.reset()

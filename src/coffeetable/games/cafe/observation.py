@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from coffeetable.core.errors import DataError
+from coffeetable.core.game import ScoreBreakdown
 from coffeetable.core.layout import Field, TensorLayout
 from coffeetable.games.cafe.area import BusinessArea, Pos
 from coffeetable.games.cafe.deck import COMPANIES, CardSpec, CellKind, Deck
@@ -455,7 +456,11 @@ def _write_cards(
 
 def _score_values(state: CafeState, s: int) -> tuple[float, float, float]:
     """Seat `s`'s `score` field: the score as if the game ended now and its tie-breaks."""
-    score = state.score(s)
+    return _score_features(state.score(s))
+
+
+def _score_features(score: ScoreBreakdown) -> tuple[float, float, float]:
+    """The `score` field of a seat whose `state.score(seat)` is `score`."""
     tiebreak = (*score.tiebreak, 0, 0)[:2]
     return (min(max(score.total, 0), SCORE_CAP) / 10, tiebreak[0] / 10, tiebreak[1] / 10)
 
@@ -600,7 +605,10 @@ class Observer:
         self.game = game
         self.stats = _stats(game.deck)
         self._kept: dict[int, _Kept] = {}
-        self._scores: dict[int, tuple[tuple[Any, ...], tuple[float, float, float]]] = {}
+        #: per seat: the key of its score, the `score` field, `state.score(seat)`
+        self._scores: dict[
+            int, tuple[tuple[Any, ...], tuple[float, float, float], ScoreBreakdown]
+        ] = {}
 
     def _score(self, state: CafeState, s: int, grid: tuple[Any, ...]) -> tuple[float, float, float]:
         """`_score_values(state, s)`, computed again only when what the score is made of (the
@@ -608,8 +616,19 @@ class Observer:
         key = (grid[:3], tuple(state.players[s].warehouse), state.rules)
         known = self._scores.get(s)
         if known is None or known[0] != key:
-            known = self._scores[s] = (key, _score_values(state, s))
+            score = state.score(s)
+            known = self._scores[s] = (key, _score_features(score), score)
         return known[1]
+
+    def score(self, state: CafeState, seat: int) -> ScoreBreakdown:
+        """`state.score(seat)` (the score as if the game ended now), taken from the last
+        observation when what it is made of has not changed since (CafeSoloEnv's
+        `info["score"]` right after its observation)."""
+        _check_seat(state, seat)
+        player = state.players[seat]
+        stats = self.stats if state.game is self.game else _stats(state.game.deck)
+        self._score(state, seat, _grid_key(player, _frame(player.area, stats)))
+        return self._scores[seat][2]
 
     def observe(self, state: CafeState, seat: int) -> Tensor:
         """What `seat` may know about `state` (the same values as `observation_tensor`)."""
