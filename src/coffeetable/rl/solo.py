@@ -37,7 +37,7 @@ from coffeetable.core.errors import DataError, IllegalActionError
 from coffeetable.core.game import Action
 from coffeetable.core.registry import find_game
 from coffeetable.games.cafe.observation import Observer as CafeObserver
-from coffeetable.rl.observations import observation_box
+from coffeetable.rl.observations import observation_box, observer
 from coffeetable.rl.spaces import CafeActionSpace, MaskedDiscrete, action_space
 
 Obs = npt.NDArray[np.float32]
@@ -78,7 +78,8 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
         self.illegal_reward = float(illegal_reward)
         self.max_steps = max_steps
         self.actions: CafeActionSpace = action_space(self.game)  # type: ignore[assignment]
-        self.observer = CafeObserver(self.game)  # each seat's tensor kept, updated
+        self.observer = observer(self.game)  # each seat's tensor kept, updated
+        self._scores: CafeObserver = self.observer  # type: ignore[assignment]
         self.observation = self.observer.observe
         self.observation_space = observation_box(self.game, 1)  # type: ignore[assignment]
         self.action_space = MaskedDiscrete(self.actions.size)
@@ -114,7 +115,7 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
     def score(self) -> int:
         """The score as if the game ended now (the observer's, computed again only when the
         area or warehouse changed)."""
-        return self.observer.score(self.state, 0).total
+        return self._scores.score(self.state, 0).total  # type: ignore[arg-type]
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """The legal actions now as booleans (sb3-contrib's `MaskablePPO` convention); the

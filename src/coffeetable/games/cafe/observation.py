@@ -725,10 +725,10 @@ class _Frame:
             area_slots(area)
         self.origin = (r0, c0)
         slots = sorted(top)
-        cells = [(r - r0) * GRID + c - c0 for r, c in slots]
+        slot_cells = [(r - r0) * GRID + c - c0 for r, c in slots]
         #: the slots' cells (row * GRID + col), each cell's slot, their first three features
-        self.slot_cells = np.array(cells, dtype=np.intp)
-        self.slot_at = {cell: k for k, cell in enumerate(cells)}
+        self.slot_cells = np.array(slot_cells, dtype=np.intp)
+        self.slot_at = {cell: k for k, cell in enumerate(slot_cells)}
         self.slot_static = np.array(
             [(1.0, (r - r0) / (GRID - 1), (c - c0) / (GRID - 1)) for r, c in slots],
             dtype=np.float32,

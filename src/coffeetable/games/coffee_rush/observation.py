@@ -239,7 +239,9 @@ def _seat_key(state: RushState, s: int, cards: tuple[Any, ...]) -> tuple[Any, ..
     return (tuple(state.meeples[s]), tuple(state.cups[s]), cards, state.upgrades[s], state.rush[s])
 
 
-def _seat_block(state: RushState, s: int, start: int, drinks: int, sparse: dict[int, float]) -> None:
+def _seat_block(
+    state: RushState, s: int, start: int, drinks: int, sparse: dict[int, float]
+) -> None:
     """The non-zero values of seat `s`'s block (`p{k}.meeples` to `p{k}.rush`, starting at
     `start`) into `sparse`, flat offset -> value (the same values as `observation_tensor`)."""
     for m, sq in enumerate(state.meeples[s][:MEEPLES]):
