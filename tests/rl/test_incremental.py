@@ -20,16 +20,19 @@ from coffeetable.rl import CafeSoloEnv, cafe_v0, coffee_rush_v0
 from .helpers import CAFE_CONFIGS, RUSH_CONFIGS, config_id, random_game
 
 
-def play_and_compare(n: int, options: dict[str, Any], seed: int, every_seat: bool) -> int:
+def play_and_compare(
+    n: int, options: dict[str, Any], seed: int, every_seat: bool, game: str = "cafe"
+) -> int:
     """Observe a random game after every step (every seat, or only the acting one, as an
     environment does) and compare with the from-scratch tensor; the number of checks."""
-    observer = Observer(find_game("cafe"))
+    module = observation if game == "cafe" else rush_observation
+    observer = module.Observer(find_game(game))
     checks = 0
-    for state in random_game("cafe", n, options, seed):
+    for state in random_game(game, n, options, seed):
         seats = range(n) if every_seat or state.is_over() else [min(state.current_seats())]
         for seat in seats:
             kept = observer.observe(state, seat)
-            fresh = observation_tensor(state, seat)
+            fresh = module.observation_tensor(state, seat)
             changed = np.flatnonzero(kept != fresh)
             assert not changed.size, f"seed {seed}, seat {seat}: differs at {changed[:10]}"
             checks += 1
@@ -133,26 +136,11 @@ def test_environment_observations_are_fresh_ones() -> None:
 
 
 # ==== Coffee Rush ================================================================================
-def rush_play_and_compare(n: int, options: dict[str, Any], seed: int, every_seat: bool) -> int:
-    """`play_and_compare` for Coffee Rush's `Observer`."""
-    observer = rush_observation.Observer(find_game("coffee-rush"))
-    checks = 0
-    for state in random_game("coffee-rush", n, options, seed):
-        seats = range(n) if every_seat or state.is_over() else [min(state.current_seats())]
-        for seat in seats:
-            kept = observer.observe(state, seat)
-            fresh = rush_observation.observation_tensor(state, seat)
-            changed = np.flatnonzero(kept != fresh)
-            assert not changed.size, f"seed {seed}, seat {seat}: differs at {changed[:10]}"
-            checks += 1
-    return checks
-
-
 @pytest.mark.parametrize("config", RUSH_CONFIGS, ids=config_id)
 def test_rush_kept_equals_fresh_after_every_step(config) -> None:  # type: ignore[no-untyped-def]
     _, n, options = config
     for seed in range(3):
-        assert rush_play_and_compare(n, options, seed, every_seat=seed % 2 == 0) > 20
+        assert play_and_compare(n, options, seed, seed % 2 == 0, "coffee-rush") > 20
 
 
 def test_rush_kept_across_games_and_unrelated_states() -> None:
@@ -188,7 +176,7 @@ def test_rush_a_skipped_update_is_caught(monkeypatch: pytest.MonkeyPatch, broken
     monkeypatch.setattr(rush_observation, name, broken)
     with pytest.raises(AssertionError, match="differs at"):
         for seed in range(6):
-            rush_play_and_compare(3, {}, seed, every_seat=False)
+            play_and_compare(3, {}, seed, False, "coffee-rush")
 
 
 def test_rush_environment_observes_through_an_observer() -> None:
