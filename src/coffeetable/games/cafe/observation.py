@@ -573,12 +573,14 @@ class _Kept:
         "layout",
         "out",
         "removed",
+        "seat",
         "seats",
         "table",
     )
 
-    def __init__(self, layout: TensorLayout, constants: tuple[Any, ...], n: int) -> None:
+    def __init__(self, layout: TensorLayout, constants: tuple[Any, ...], n: int, seat: int) -> None:
         self.layout = layout
+        self.seat = seat
         self.constants = constants
         self.out: Tensor = np.zeros(layout.size, dtype=np.float32)
         start, stop = layout.span("p0.grid")
@@ -644,7 +646,7 @@ class Observer:
         constants = (n, stats, state.rules)
         kept = self._kept.get(seat)
         if kept is None or kept.layout is not layout or kept.constants != constants:
-            kept = self._kept[seat] = _Kept(layout, constants, n)
+            kept = self._kept[seat] = _Kept(layout, constants, n, seat)
             _write_constants(state, seat, layout, kept.out)
         out = kept.out
         removed = tuple(state.removed)
@@ -661,8 +663,21 @@ class Observer:
             tuple(state.discard),
             removed,
         )
+        # the other seats' kept tensors of the same layout: a part whose key equals one of
+        # theirs is copied from it (the cards, a seat's grid or fields are the same values
+        # for every observer, at the observer's offsets) instead of being computed again
+        others = [
+            k
+            for k in self._kept.values()
+            if k is not kept and k.layout is layout and k.constants == constants
+        ]
         if cards != kept.cards:
-            _write_cards(state, stats, removed_rule, layout, out)
+            donor = next((k for k in others if k.cards == cards), None)
+            if donor is None:
+                _write_cards(state, stats, removed_rule, layout, out)
+            else:
+                start, stop = layout.offsets["cards"], layout.offsets["p0.company"]
+                out[start:stop] = donor.out[start:stop]
             kept.cards = cards
         seat_offsets = _seat_offsets(layout, n)
         for s, player in enumerate(players):
@@ -670,22 +685,33 @@ class Observer:
             frame = frames[s]
             grid = _grid_key(player, frame)
             before = kept.grids[s]
-            if before is None or before[0] is not frame:  # a card placed: all of it
-                out[o.grid : o.grid + GRID * GRID * CH] = 0
-                _area_cells(player.area, player, stats, o.grid, out)
+            if grid != before:
+                donor = next((k for k in others if k.grids[s] == grid), None)
+                if donor is not None:  # the same grid written for another observer
+                    d = seat_offsets[(s - donor.seat) % n].grid
+                    out[o.grid : o.grid + GRID * GRID * CH] = donor.out[d : d + GRID * GRID * CH]
+                    if s == seat:
+                        _fill_slots(frame, kept.cells, kept.table)
+                elif before is None or before[0] is not frame:  # a card placed: all of it
+                    out[o.grid : o.grid + GRID * GRID * CH] = 0
+                    _area_cells(player.area, player, stats, o.grid, out)
+                    if s == seat:
+                        _fill_slots(frame, kept.cells, kept.table)
+                else:  # cubes, shops or open cells: the cells they are on
+                    cells = _update_cells(before, grid, frame, stats, o.grid, out)
+                    if s == seat and cells:
+                        slot_at = frame.slot_at
+                        slots = [slot_at[c] for c in cells if c in slot_at]
+                        kept.table[slots, 3:] = kept.cells[frame.slot_cells[slots]]
                 kept.grids[s] = grid
-                if s == seat:
-                    _fill_slots(frame, kept.cells, kept.table)
-            elif grid != before:  # cubes, shops or open cells: the cells they are on
-                cells = _update_cells(before, grid, frame, stats, o.grid, out)
-                kept.grids[s] = grid
-                if s == seat and cells:
-                    slot_at = frame.slot_at
-                    slots = [slot_at[c] for c in cells if c in slot_at]
-                    kept.table[slots, 3:] = kept.cells[frame.slot_cells[slots]]
             fields = _seat_key(player, grid)
             if fields != kept.seats[s]:
-                _write_seat(player, self._score(state, s, grid), frame, stats, o, out)
+                donor = next((k for k in others if k.seats[s] == fields), None)
+                if donor is None:
+                    _write_seat(player, self._score(state, s, grid), frame, stats, o, out)
+                else:
+                    d = seat_offsets[(s - donor.seat) % n]
+                    out[o.company : o.grid] = donor.out[d.company : d.grid]
                 kept.seats[s] = fields
         return out
 
