@@ -710,8 +710,8 @@ class Observer:
                 if donor is None:
                     _write_seat(player, self._score(state, s, grid), frame, stats, o, out)
                 else:
-                    d = seat_offsets[(s - donor.seat) % n]
-                    out[o.company : o.grid] = donor.out[d.company : d.grid]
+                    their = seat_offsets[(s - donor.seat) % n]
+                    out[o.company : o.grid] = donor.out[their.company : their.grid]
                 kept.seats[s] = fields
         return out
 
