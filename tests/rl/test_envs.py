@@ -241,6 +241,7 @@ def test_direct_last_equals_pettingzoos(module, illegal_reward) -> None:  # type
     assert isinstance(env, OrderEnforcingWrapper)
     assert isinstance(env, pettingzoo.utils.wrappers.OrderEnforcingWrapper)
     assert (env._raw is None) == (illegal_reward is not None)
+    assert str(env) == str(pettingzoo.utils.wrappers.OrderEnforcingWrapper(env.env))
     with pytest.raises(AttributeError, match="before reset"):
         env.last()
     rng = random.Random(5)

@@ -237,6 +237,9 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper[str, ObsDict, int]):
         inner = env.env if type(env) is wrappers.AssertOutOfBoundsWrapper else None
         self._raw = inner if isinstance(inner, CoffeetableAECEnv) else None
 
+    def __str__(self) -> str:
+        return str(self.env)  # as PettingZoo's own class prints itself: the env's name
+
     def last(
         self, observe: bool = True
     ) -> tuple[ObsDict | None, float, bool, bool, dict[str, Any]]:
