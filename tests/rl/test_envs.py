@@ -249,6 +249,10 @@ def test_direct_last_equals_pettingzoos(module, illegal_reward) -> None:  # type
         env.reset(seed=game)
         for _agent in env.agent_iter():
             mine, theirs = env.last(), AECEnv.last(env)
+            raw = env.unwrapped
+            if illegal_reward is None and not raw.state.is_over():
+                # rewards at the end only (step leaves them alone before)
+                assert set(raw.rewards.values()) == set(raw._cumulative_rewards.values()) == {0}
             assert np.array_equal(mine[0]["observation"], theirs[0]["observation"])
             assert np.array_equal(mine[0]["action_mask"], theirs[0]["action_mask"])
             assert mine[1:] == theirs[1:]

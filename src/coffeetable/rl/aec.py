@@ -187,16 +187,18 @@ class CoffeetableAECEnv(AECEnv[str, ObsDict, int]):
         self._cumulative_rewards[agent] = 0.0
         self.state.apply_unchecked(seat, move)
         self._moves += 1
-        self._clear_rewards()
         if self.state.is_over():
+            self._clear_rewards()
             for a, r in zip(
                 self.possible_agents, final_rewards(self.state, self.reward_mode), strict=True
             ):
                 self.rewards[a] = r
                 self.terminations[a] = True
+            self._accumulate_rewards()
         else:
+            # rewards come at the end only: until then every reward is 0 (set so by reset)
+            # and stays 0, so there is nothing to clear or to add to the cumulative ones
             self._select()
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
