@@ -165,7 +165,13 @@ def test_rush_kept_across_games_and_unrelated_states() -> None:
     "broken",
     [
         # the cups left out of a seat's key: its block is not rewritten when a cup fills
-        lambda state, s, cards: (tuple(state.meeples[s]), cards),
+        lambda state, s, cards: (
+            tuple(state.meeples[s]),
+            (),
+            cards,
+            state.upgrades[s],
+            state.rush[s],
+        ),
         # the cards on counters left out: neither the block nor the piles follow a draw
         lambda state, s: (),
     ],

@@ -240,30 +240,47 @@ def _seat_key(state: RushState, s: int, cards: tuple[Any, ...]) -> tuple[Any, ..
 
 
 def _seat_block(
-    state: RushState, s: int, start: int, drinks: int, sparse: dict[int, float]
+    state: RushState,
+    s: int,
+    start: int,
+    drinks: int,
+    out: Tensor,
+    sparse: dict[int, float],
+    old: tuple[Any, ...] | None,
+    new: tuple[Any, ...],
 ) -> None:
-    """The non-zero values of seat `s`'s block (`p{k}.meeples` to `p{k}.rush`, starting at
-    `start`) into `sparse`, flat offset -> value (the same values as `observation_tensor`)."""
-    for m, sq in enumerate(state.meeples[s][:MEEPLES]):
-        if sq >= 0:
-            sparse[start + m * SQUARES + sq] = 1.0
+    """Bring seat `s`'s block (`p{k}.meeples` to `p{k}.rush`, starting at `start`), written
+    for the `_seat_key` `old` (None: never), up to `new`: each part whose part of the key
+    differs (meeples; cups; counters and piles; upgrades and rush) is cleared or written in
+    `out`, its other non-zero values go into `sparse` (flat offset -> value), the same values
+    as `observation_tensor`."""
     k = start + MEEPLES * SQUARES
-    for cup in state.cups[s]:
-        for v in cup:
-            if v:
-                sparse[k] = v
-            k += 1
-    for counter in state.counters[s]:
-        for d in counter:
-            sparse[k + d] = sparse.get(k + d, 0) + 1
-        k += drinks
-    sparse[k] = len(state.completed[s])
-    sparse[k + 1] = len(state.penalties[s])
-    bits = state.upgrades[s]
-    for u in range(len(UPGRADES)):
-        if bits >> u & 1:
-            sparse[k + 2 + u] = 1.0
-    sparse[k + 2 + len(UPGRADES)] = state.rush[s]
+    if old is None or old[0] != new[0]:
+        out[start:k] = 0
+        for m, sq in enumerate(state.meeples[s][:MEEPLES]):
+            if sq >= 0:
+                sparse[start + m * SQUARES + sq] = 1.0
+    cups = state.cups[s]
+    stop = k + CUPS * len(cups[0])
+    if old is None or old[1] != new[1]:
+        out[k:stop] = [v for cup in cups for v in cup]
+    k = stop
+    stop = k + COUNTERS * drinks
+    if old is None or old[2] != new[2]:
+        out[k:stop] = 0
+        for counter in state.counters[s]:
+            for d in counter:
+                sparse[k + d] = sparse.get(k + d, 0) + 1
+            k += drinks
+        out[stop] = len(state.completed[s])
+        out[stop + 1] = len(state.penalties[s])
+    k = stop + 2
+    if old is None or old[3:] != new[3:]:
+        bits = state.upgrades[s]
+        out[k : k + len(UPGRADES) + 1] = [
+            *(bits >> u & 1 for u in range(len(UPGRADES))),
+            state.rush[s],
+        ]
 
 
 def _piles(state: RushState, cards: CardSet, start: int, sparse: dict[int, float]) -> None:
@@ -364,14 +381,12 @@ class Observer:
                 k += 1
         seats = kept.seats
         seat_offsets = _seat_offsets(layout, n)
-        stride = layout.size - seat_offsets[-1][0]
         in_sight = [_cards_key(state, s) for s in range(n)]
         for s in range(n):
             key = _seat_key(state, s, in_sight[s])
             if key != seats[s]:
                 start = seat_offsets[(s - seat) % n][0]
-                out[start : start + stride] = 0
-                _seat_block(state, s, start, drinks, sparse)
+                _seat_block(state, s, start, drinks, out, sparse, seats[s], key)
                 seats[s] = key
         piles = (tuple(state.discarded), tuple(state.removed), in_sight)
         if piles != kept.piles:
