@@ -225,3 +225,42 @@ def test_solo_action_masks() -> None:
         masks = env.unwrapped.action_masks()
         assert masks.dtype == np.bool_ and np.array_equal(masks, info["action_mask"].astype(bool))
         _, _, _, _, info = env.step(int(np.flatnonzero(masks)[-1]))
+
+
+@pytest.mark.parametrize("illegal_reward", [None, -1.0])
+@pytest.mark.parametrize("module", [cafe_v0, coffee_rush_v0])
+def test_direct_last_equals_pettingzoos(module, illegal_reward) -> None:  # type: ignore[no-untyped-def]
+    """`wrap`'s order-enforcing wrapper reads `last()` straight from the raw environment
+    (only without `illegal_reward`): at every step of random games, also after the game
+    ended, it gives what PettingZoo's own `AECEnv.last` gives through the wrappers."""
+    from pettingzoo import AECEnv
+
+    from coffeetable.rl.aec import OrderEnforcingWrapper
+
+    env = module.env(num_players=3, illegal_reward=illegal_reward)
+    assert isinstance(env, OrderEnforcingWrapper)
+    assert isinstance(env, pettingzoo.utils.wrappers.OrderEnforcingWrapper)
+    assert (env._raw is None) == (illegal_reward is not None)
+    assert str(env) == str(pettingzoo.utils.wrappers.OrderEnforcingWrapper(env.env))
+    with pytest.raises(AttributeError, match="before reset"):
+        env.last()
+    rng = random.Random(5)
+    for game in range(3):
+        env.reset(seed=game)
+        for _agent in env.agent_iter():
+            mine, theirs = env.last(), AECEnv.last(env)
+            raw = env.unwrapped
+            if illegal_reward is None and not raw.state.is_over():
+                # rewards at the end only (step leaves them alone before)
+                assert set(raw.rewards.values()) == set(raw._cumulative_rewards.values()) == {0}
+            assert np.array_equal(mine[0]["observation"], theirs[0]["observation"])
+            assert np.array_equal(mine[0]["action_mask"], theirs[0]["action_mask"])
+            assert mine[1:] == theirs[1:]
+            assert env.last(observe=False) == (None, *theirs[1:])
+            if mine[2] or mine[3]:
+                env.step(None)
+                continue
+            if illegal_reward is not None and rng.random() < 0.01:
+                env.step(int(np.flatnonzero(mine[0]["action_mask"] == 0)[0]))  # ends it
+                continue
+            env.step(int(rng.choice(np.flatnonzero(mine[0]["action_mask"]))))

@@ -1,5 +1,5 @@
-"""Café's kept observations (`Observer`): rewritten only where the state changed, and always
-equal to the from-scratch `observation_tensor`."""
+"""The kept observations (`Observer`, Café and Coffee Rush): rewritten only where the state
+changed, and always equal to the from-scratch `observation_tensor`."""
 
 from __future__ import annotations
 
@@ -14,21 +14,25 @@ from hypothesis import strategies as st
 from coffeetable import find_game
 from coffeetable.games.cafe import observation
 from coffeetable.games.cafe.observation import Observer, observation_tensor
-from coffeetable.rl import cafe_v0
+from coffeetable.games.coffee_rush import observation as rush_observation
+from coffeetable.rl import CafeSoloEnv, cafe_v0, coffee_rush_v0
 
-from .helpers import CAFE_CONFIGS, config_id, random_game
+from .helpers import CAFE_CONFIGS, RUSH_CONFIGS, config_id, random_game
 
 
-def play_and_compare(n: int, options: dict[str, Any], seed: int, every_seat: bool) -> int:
+def play_and_compare(
+    n: int, options: dict[str, Any], seed: int, every_seat: bool, game: str = "cafe"
+) -> int:
     """Observe a random game after every step (every seat, or only the acting one, as an
     environment does) and compare with the from-scratch tensor; the number of checks."""
-    observer = Observer(find_game("cafe"))
+    module = observation if game == "cafe" else rush_observation
+    observer = module.Observer(find_game(game))
     checks = 0
-    for state in random_game("cafe", n, options, seed):
+    for state in random_game(game, n, options, seed):
         seats = range(n) if every_seat or state.is_over() else [min(state.current_seats())]
         for seat in seats:
             kept = observer.observe(state, seat)
-            fresh = observation_tensor(state, seat)
+            fresh = module.observation_tensor(state, seat)
             changed = np.flatnonzero(kept != fresh)
             assert not changed.size, f"seed {seed}, seat {seat}: differs at {changed[:10]}"
             checks += 1
@@ -76,19 +80,36 @@ def test_observe_hands_out_a_copy() -> None:
     assert np.array_equal(observer.observe(state, 0), observation_tensor(state, 0))
 
 
+#: the open and pending part of a grid's key when nothing is open or pending
+NO_MARKS = observation._marks_key(find_game("cafe").new_initial_state(1, 0).players[0])
+
+
 @pytest.mark.parametrize(
     "broken",
     [
-        # the cubes left out of the grid's key: a grid is not rewritten when cubes move
-        lambda player, frame: (frame, player.open_kind, player.open_group, player.open_cells),
+        # the cubes left out of the grid's key: the cells whose cubes moved are not rewritten
+        lambda player, frame: (
+            frame,
+            {},
+            tuple(player.area.shops),
+            observation._marks_key(player),
+        ),
+        # the shops left out: a shop's needs are not rewritten when a cube goes in
+        lambda player, frame: (frame, player.area.cubes.copy(), (), observation._marks_key(player)),
         # the open and pending cells left out
-        lambda player, frame: (frame, player.area.cubes.copy(), tuple(player.area.shops)),
+        lambda player, frame: (
+            frame,
+            player.area.cubes.copy(),
+            tuple(player.area.shops),
+            NO_MARKS,
+        ),
     ],
-    ids=["cubes", "open-cells"],
+    ids=["cubes", "shops", "open-cells"],
 )
 def test_a_skipped_update_is_caught(monkeypatch: pytest.MonkeyPatch, broken: Any) -> None:
     """The comparison above can fail: with part of a key left out on purpose (so an update
-    is skipped), the kept observation differs from the fresh one within a few games."""
+    of those cells is skipped), the kept observation differs from the fresh one within a few
+    games."""
     monkeypatch.setattr(observation, "_grid_key", broken)
     with pytest.raises(AssertionError, match="differs at"):
         for seed in range(6):
@@ -112,3 +133,91 @@ def test_environment_observations_are_fresh_ones() -> None:
             env.observe(f"player_{other}")["observation"], observation_tensor(env.state, other)
         )
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+# ==== Coffee Rush ================================================================================
+@pytest.mark.parametrize("config", RUSH_CONFIGS, ids=config_id)
+def test_rush_kept_equals_fresh_after_every_step(config) -> None:  # type: ignore[no-untyped-def]
+    _, n, options = config
+    for seed in range(3):
+        assert play_and_compare(n, options, seed, seed % 2 == 0, "coffee-rush") > 20
+
+
+def test_rush_kept_across_games_and_unrelated_states() -> None:
+    game = find_game("coffee-rush")
+    observer = rush_observation.Observer(game)
+    states = [
+        s.clone()
+        for seed, n, options in ((3, 2, {}), (4, 3, {"less_luck": True}), (5, 3, {}))
+        for s in random_game("coffee-rush", n, options, seed)
+    ]
+    rng = random.Random(1)
+    for _ in range(600):
+        state = rng.choice(states)
+        seat = rng.randrange(state.num_players)
+        if rng.random() < 0.2:
+            state = state.resample_hidden(seat, rng)
+        expected = rush_observation.observation_tensor(state, seat)
+        assert np.array_equal(observer.observe(state, seat), expected)
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        # the cups left out of a seat's key: its block is not rewritten when a cup fills
+        lambda state, s, cards: (
+            tuple(state.meeples[s]),
+            (),
+            cards,
+            state.upgrades[s],
+            state.rush[s],
+        ),
+        # the cards on counters left out: neither the block nor the piles follow a draw
+        lambda state, s: (),
+    ],
+    ids=["cups", "cards"],
+)
+def test_rush_a_skipped_update_is_caught(monkeypatch: pytest.MonkeyPatch, broken: Any) -> None:
+    name = "_seat_key" if broken.__code__.co_argcount == 3 else "_cards_key"
+    monkeypatch.setattr(rush_observation, name, broken)
+    with pytest.raises(AssertionError, match="differs at"):
+        for seed in range(6):
+            play_and_compare(3, {}, seed, False, "coffee-rush")
+
+
+def test_rush_environment_observes_through_an_observer() -> None:
+    env = coffee_rush_v0.raw_env(num_players=3)
+    assert isinstance(env.observer, rush_observation.Observer)
+    env.reset(seed=4)
+    rng = random.Random(3)
+    for _ in range(300):
+        if env.state.is_over():
+            env.reset()
+        obs = env.observe(env.agent_selection)
+        for other in range(3):
+            assert np.array_equal(
+                env.observe(f"player_{other}")["observation"],
+                rush_observation.observation_tensor(env.state, other),
+            )
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_observer_score_is_the_state_score() -> None:
+    """`Observer.score` (CafeSoloEnv's `info["score"]`) reuses the score of the last
+    observation only while the area and warehouse are unchanged: it always equals
+    `state.score(seat)`."""
+    game = find_game("cafe")
+    observer = Observer(game)
+    for state in random_game("cafe", 2, {}, 9):
+        seat = min(state.current_seats()) if not state.is_over() else 0
+        observer.observe(state, seat)
+        for s in range(2):
+            assert observer.score(state, s) == state.score(s)
+    env = CafeSoloEnv()
+    _, info = env.reset(seed=3)
+    rng = random.Random(4)
+    for _ in range(150):
+        assert info["score"] == env.state.scores()[0].total
+        _, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if terminated:
+            _, info = env.reset()

@@ -127,3 +127,15 @@ def test_masked_discrete_samples_what_gymnasium_samples() -> None:
             ours.sample(np.ones(n, dtype=np.float32))
         with pytest.raises(AssertionError, match="shape"):
             ours.sample(np.ones(n + 1, dtype=np.int8))
+        # one legal value other than 1 among ones (the check is on bytes, not a reduction)
+        mixed = np.zeros(n, dtype=np.int8)
+        mixed[: min(5, n)] = 1
+        mixed[min(5, n) - 1] = 3
+        with pytest.raises(AssertionError, match="0 or 1"):
+            ours.sample(mixed)
+        # contains: the fast path for int and int64 answers as Gymnasium does
+        values = [-1, 0, 1, start, start + n - 1, start + n, 2**40, True, 1.0, "1", None]
+        values += [np.int64(v) for v in (start - 1, start, start + n - 1, start + n)]
+        values += [np.int32(start), np.array(start), np.array([start])]
+        for value in values:
+            assert ours.contains(value) == theirs.contains(value), value

@@ -187,16 +187,18 @@ class CoffeetableAECEnv(AECEnv[str, ObsDict, int]):
         self._cumulative_rewards[agent] = 0.0
         self.state.apply_unchecked(seat, move)
         self._moves += 1
-        self._clear_rewards()
         if self.state.is_over():
+            self._clear_rewards()
             for a, r in zip(
                 self.possible_agents, final_rewards(self.state, self.reward_mode), strict=True
             ):
                 self.rewards[a] = r
                 self.terminations[a] = True
+            self._accumulate_rewards()
         else:
+            # rewards come at the end only: until then every reward is 0 (set so by reset)
+            # and stays 0, so there is nothing to clear or to add to the cumulative ones
             self._select()
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -224,15 +226,51 @@ class CoffeetableAECEnv(AECEnv[str, ObsDict, int]):
         pass
 
 
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper[str, ObsDict, int]):
+    """PettingZoo's `OrderEnforcingWrapper` (the same checks, errors and warnings), whose
+    `last()` reads the agent and its reward, termination, truncation and info straight from
+    the raw environment when only PettingZoo's `AssertOutOfBoundsWrapper` lies between
+    (`wrap` without `illegal_reward`): the inherited `last()` reads each of the five through
+    `__getattr__` forwarding, one wrapper at a time. Otherwise (a wrapper in between may
+    hold values of its own, as `TerminateIllegalWrapper` does) it is the inherited one."""
+
+    def __init__(self, env: AECEnv[str, ObsDict, int]) -> None:
+        super().__init__(env)
+        inner = env.env if type(env) is wrappers.AssertOutOfBoundsWrapper else None
+        self._raw = inner if isinstance(inner, CoffeetableAECEnv) else None
+
+    def __str__(self) -> str:
+        return str(self.env)  # as PettingZoo's own class prints itself: the env's name
+
+    def last(
+        self, observe: bool = True
+    ) -> tuple[ObsDict | None, float, bool, bool, dict[str, Any]]:
+        raw = self._raw
+        if raw is None or not self._has_reset:
+            inherited: tuple[ObsDict | None, float, bool, bool, dict[str, Any]]
+            inherited = super().last(observe)
+            return inherited
+        agent = raw.agent_selection
+        observation: ObsDict | None = self.observe(agent) if observe else None
+        return (
+            observation,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
+
+
 def wrap(raw: CoffeetableAECEnv, illegal_reward: float | None = None) -> AECEnv[str, ObsDict, int]:
-    """PettingZoo's usual wrappers: order enforcing, bounds checks on the action, and, with
-    `illegal_reward`, the end of the game on an illegal action."""
+    """PettingZoo's usual wrappers: order enforcing (`OrderEnforcingWrapper`, PettingZoo's
+    with a direct `last()`), bounds checks on the action, and, with `illegal_reward`, the end
+    of the game on an illegal action."""
     env: AECEnv[str, ObsDict, int] = raw
     if illegal_reward is not None:
         env = wrappers.TerminateIllegalWrapper(env, illegal_reward=illegal_reward)
     env = wrappers.AssertOutOfBoundsWrapper(env)
-    env = wrappers.OrderEnforcingWrapper(env)
+    env = OrderEnforcingWrapper(env)
     return env
 
 
-__all__ = ["REWARDS", "CoffeetableAECEnv", "final_rewards", "wrap"]
+__all__ = ["REWARDS", "CoffeetableAECEnv", "OrderEnforcingWrapper", "final_rewards", "wrap"]

@@ -36,6 +36,7 @@ from coffeetable.bots.heuristics import value as estimate
 from coffeetable.core.errors import DataError, IllegalActionError
 from coffeetable.core.game import Action
 from coffeetable.core.registry import find_game
+from coffeetable.games.cafe.observation import Observer as CafeObserver
 from coffeetable.rl.observations import observation_box, observer
 from coffeetable.rl.spaces import CafeActionSpace, MaskedDiscrete, action_space
 
@@ -78,6 +79,7 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
         self.max_steps = max_steps
         self.actions: CafeActionSpace = action_space(self.game)  # type: ignore[assignment]
         self.observer = observer(self.game)  # each seat's tensor kept, updated
+        self._scores: CafeObserver = self.observer  # type: ignore[assignment]
         self.observation = self.observer.observe
         self.observation_space = observation_box(self.game, 1)  # type: ignore[assignment]
         self.action_space = MaskedDiscrete(self.actions.size)
@@ -111,8 +113,9 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
         }
 
     def score(self) -> int:
-        """The score as if the game ended now."""
-        return self.state.scores()[0].total
+        """The score as if the game ended now (the observer's, computed again only when the
+        area or warehouse changed)."""
+        return self._scores.score(self.state, 0).total  # type: ignore[arg-type]
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """The legal actions now as booleans (sb3-contrib's `MaskablePPO` convention); the

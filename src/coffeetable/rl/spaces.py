@@ -112,11 +112,20 @@ class MaskedDiscrete(gymnasium.spaces.Discrete):
         legal = mask.view(np.bool_).nonzero()[0]  # every non-zero value
         if not legal.size:
             return self.start
-        if (mask[legal] != 1).any():  # not 0 or 1: Gymnasium's own error
+        if mask[legal].tobytes() != b"\x01" * legal.size:  # not 0 or 1: Gymnasium's error
             return super().sample(mask)
         # = np_random.choice(legal), without its checks
         pick = legal[self.np_random.integers(0, legal.size)]
         return np.int64(self.start + pick)
+
+    def contains(self, x: Any) -> bool:
+        """Gymnasium's `Discrete.contains`, with its slow dtype checks skipped for a Python
+        int or a NumPy int64 (what `sample` returns; PettingZoo's bounds check asks at every
+        step)."""
+        kind = type(x)
+        if kind is int or kind is np.int64:
+            return bool(self.start <= x < self.start + self.n)
+        return super().contains(x)
 
 
 # ==== Coffee Rush ================================================================================
@@ -126,10 +135,19 @@ class RushActionSpace(_Base):
     def __init__(self, game: Game) -> None:
         self.game = game
         self.size = int(game.num_distinct_actions)  # type: ignore[attr-defined]
+        #: action -> code, filled as actions are met (at most `size` entries: a code is a
+        #: function of the action's value, and equal actions have equal codes)
+        self._codes: dict[Action, int] = {}
 
     def legal(self, state: State, seat: int) -> dict[int, Action]:
-        encode = self.game.encode_action
-        return {encode(a): a for a in state.legal_actions(seat)}
+        codes = self._codes
+        out: dict[int, Action] = {}
+        for a in state.legal_actions(seat):
+            code = codes.get(a)
+            if code is None:
+                code = codes[a] = self.game.encode_action(a)
+            out[code] = a
+        return out
 
     def encode(self, state: State, seat: int, action: Action) -> int:
         return self.game.encode_action(action)
@@ -278,6 +296,10 @@ class CafeActionSpace(_Base):
         if not actions:
             return {}
         frame = _frame_of(state, seat)  # type: ignore[arg-type]
+        if type(actions[0]) is cafe.Place:  # the placements, inline (a few dozen at a time)
+            places = self._places(frame, actions)
+            if places is not None:
+                return places
         encoders = self._encoders
         try:  # the encoders called directly (one call per action fewer than `_encode`)
             return {encoders[type(a)](frame, a): a for a in actions}
@@ -300,6 +322,22 @@ class CafeActionSpace(_Base):
     # than the rest of the encoding); a cell outside the area raises KeyError
     def _take_index(self, frame: _Frame, a: cafe.Take) -> int:
         return self._take + self.card_index[a.card] * PAYS + (5 if a.discard else a.pay + 1)
+
+    def _places(self, frame: _Frame, actions: list[Action]) -> dict[int, Action] | None:
+        """`legal` for a list of placements, as `_place_index` computes each one; None when
+        the list holds anything else or a corner outside the frame (then the general path
+        encodes them, or raises)."""
+        r0, c0 = frame.origin
+        base = self._place
+        out: dict[int, Action] = {}
+        for a in actions:
+            if type(a) is not cafe.Place:
+                return None
+            row, col = a.row - r0, a.col - c0
+            if not (0 <= row < GRID and 0 <= col < GRID):
+                return None
+            out[base + (a.rotation * GRID + row) * GRID + col] = a
+        return out
 
     def _place_index(self, frame: _Frame, a: cafe.Place) -> int:
         row, col = a.row - frame.origin[0], a.col - frame.origin[1]

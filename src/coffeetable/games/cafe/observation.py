@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from coffeetable.core.errors import DataError
+from coffeetable.core.game import ScoreBreakdown
 from coffeetable.core.layout import Field, TensorLayout
 from coffeetable.games.cafe.area import BusinessArea, Pos
 from coffeetable.games.cafe.deck import COMPANIES, CardSpec, CellKind, Deck
@@ -85,9 +86,6 @@ CH = len(CELL_CHANNELS)  # 33
 _C_KIND, _C_COLOUR, _C_CAKE, _C_CUBES, _C_NEEDS, _C_VP = 0, 11, 15, 16, 20, 24
 _C_COMPLETE, _C_UNAVAILABLE, _C_ANCHOR = 25, 26, 27
 _C_OPEN_GROUP, _C_OPEN_CELL, _C_PENDING, _C_SUPPLY, _C_DELIVER = 28, 29, 30, 31, 32
-#: the channels that follow the cubes and the seat's open and pending actions (the others
-#: change only when a card is placed)
-_DYNAMIC = (*range(_C_CUBES, _C_VP), _C_COMPLETE, *range(_C_OPEN_GROUP, CH))
 #: features of one card (display, hands): 6 printed cells, then has-cup and star
 CELL_FEATURES = KINDS + COLOURS + 1 + COLOURS + 1  # 21
 CARD_FEATURES = 6 * CELL_FEATURES + 2  # 128
@@ -138,9 +136,19 @@ class _DeckStats:
         self.ids = [c.id for c in deck.cards]
         self.plans = [c.id for c in deck.cards if c.kind == "plan"]
         self.espresso = [c.id for c in deck.cards if c.kind == "espresso"]
+        self._in_game: dict[CafeRules, frozenset[str]] = {}
         self.card_table = np.zeros((len(deck.cards), CARD_FEATURES), dtype=np.float32)
         for i, card in enumerate(deck.cards):
             self.card_table[i] = self._card_features(card)
+
+    def in_game(self, rules: CafeRules) -> frozenset[str]:
+        """The cards of a game with these rules: the plans, the promos, the espresso cards
+        if played (cached per rules)."""
+        cards = self._in_game.get(rules)
+        if cards is None:
+            espresso = self.espresso if rules.espresso else ()
+            cards = self._in_game[rules] = frozenset([*self.plans, *rules.promos, *espresso])
+        return cards
 
     def _card_features(self, card: CardSpec) -> Tensor:
         out = np.zeros(CARD_FEATURES, dtype=np.float32)
@@ -434,11 +442,8 @@ def _write_cards(
         idx += [row + index[card] for card in pile if card in index]
     # unseen: every card of this game that is nowhere in sight (the deck and the random
     # removals together, worked out from what is visible, as a player would)
-    seen = set().union(*piles)
     row = base + 5 * cards
-    rules = state.rules
-    in_game = [*stats.plans, *rules.promos, *(stats.espresso if rules.espresso else ())]
-    idx += [row + index[c] for c in in_game if c not in seen]
+    idx += [row + index[c] for c in stats.in_game(state.rules).difference(*piles)]
     _flush(out, idx, {})
     shown = [index[card] for card in state.display[:MAX_DISPLAY]]
     if shown:
@@ -451,7 +456,11 @@ def _write_cards(
 
 def _score_values(state: CafeState, s: int) -> tuple[float, float, float]:
     """Seat `s`'s `score` field: the score as if the game ended now and its tie-breaks."""
-    score = state.score(s)
+    return _score_features(state.score(s))
+
+
+def _score_features(score: ScoreBreakdown) -> tuple[float, float, float]:
+    """The `score` field of a seat whose `state.score(seat)` is `score`."""
     tiebreak = (*score.tiebreak, 0, 0)[:2]
     return (min(max(score.total, 0), SCORE_CAP) / 10, tiebreak[0] / 10, tiebreak[1] / 10)
 
@@ -523,10 +532,12 @@ def _grid_key(player: PlayerState, frame: _Frame) -> tuple[Any, ...]:
     the cubes, the shops (immutable, replaced when a cube goes in), the open and pending
     cells. Equal keys, equal grids."""
     area = player.area
+    return (frame, area.cubes.copy(), tuple(area.shops), _marks_key(player))
+
+
+def _marks_key(player: PlayerState) -> tuple[Any, ...]:
+    """What the seat's open and pending channels (`_C_OPEN_GROUP` on) are made of."""
     return (
-        frame,
-        area.cubes.copy(),
-        tuple(area.shops),
         player.open_kind,
         player.open_group,
         player.open_cells,
@@ -562,12 +573,14 @@ class _Kept:
         "layout",
         "out",
         "removed",
+        "seat",
         "seats",
         "table",
     )
 
-    def __init__(self, layout: TensorLayout, constants: tuple[Any, ...], n: int) -> None:
+    def __init__(self, layout: TensorLayout, constants: tuple[Any, ...], n: int, seat: int) -> None:
         self.layout = layout
+        self.seat = seat
         self.constants = constants
         self.out: Tensor = np.zeros(layout.size, dtype=np.float32)
         start, stop = layout.span("p0.grid")
@@ -594,7 +607,10 @@ class Observer:
         self.game = game
         self.stats = _stats(game.deck)
         self._kept: dict[int, _Kept] = {}
-        self._scores: dict[int, tuple[tuple[Any, ...], tuple[float, float, float]]] = {}
+        #: per seat: the key of its score, the `score` field, `state.score(seat)`
+        self._scores: dict[
+            int, tuple[tuple[Any, ...], tuple[float, float, float], ScoreBreakdown]
+        ] = {}
 
     def _score(self, state: CafeState, s: int, grid: tuple[Any, ...]) -> tuple[float, float, float]:
         """`_score_values(state, s)`, computed again only when what the score is made of (the
@@ -602,8 +618,19 @@ class Observer:
         key = (grid[:3], tuple(state.players[s].warehouse), state.rules)
         known = self._scores.get(s)
         if known is None or known[0] != key:
-            known = self._scores[s] = (key, _score_values(state, s))
+            score = state.score(s)
+            known = self._scores[s] = (key, _score_features(score), score)
         return known[1]
+
+    def score(self, state: CafeState, seat: int) -> ScoreBreakdown:
+        """`state.score(seat)` (the score as if the game ended now), taken from the last
+        observation when what it is made of has not changed since (CafeSoloEnv's
+        `info["score"]` right after its observation)."""
+        _check_seat(state, seat)
+        player = state.players[seat]
+        stats = self.stats if state.game is self.game else _stats(state.game.deck)
+        self._score(state, seat, _grid_key(player, _frame(player.area, stats)))
+        return self._scores[seat][2]
 
     def observe(self, state: CafeState, seat: int) -> Tensor:
         """What `seat` may know about `state` (the same values as `observation_tensor`)."""
@@ -619,7 +646,7 @@ class Observer:
         constants = (n, stats, state.rules)
         kept = self._kept.get(seat)
         if kept is None or kept.layout is not layout or kept.constants != constants:
-            kept = self._kept[seat] = _Kept(layout, constants, n)
+            kept = self._kept[seat] = _Kept(layout, constants, n, seat)
             _write_constants(state, seat, layout, kept.out)
         out = kept.out
         removed = tuple(state.removed)
@@ -636,8 +663,21 @@ class Observer:
             tuple(state.discard),
             removed,
         )
+        # the other seats' kept tensors of the same layout: a part whose key equals one of
+        # theirs is copied from it (the cards, a seat's grid or fields are the same values
+        # for every observer, at the observer's offsets) instead of being computed again
+        others = [
+            k
+            for k in self._kept.values()
+            if k is not kept and k.layout is layout and k.constants == constants
+        ]
         if cards != kept.cards:
-            _write_cards(state, stats, removed_rule, layout, out)
+            donor = next((k for k in others if k.cards == cards), None)
+            if donor is None:
+                _write_cards(state, stats, removed_rule, layout, out)
+            else:
+                start, stop = layout.offsets["cards"], layout.offsets["p0.company"]
+                out[start:stop] = donor.out[start:stop]
             kept.cards = cards
         seat_offsets = _seat_offsets(layout, n)
         for s, player in enumerate(players):
@@ -645,21 +685,33 @@ class Observer:
             frame = frames[s]
             grid = _grid_key(player, frame)
             before = kept.grids[s]
-            if before is None or before[0] is not frame:  # a card placed: all of it
-                out[o.grid : o.grid + GRID * GRID * CH] = 0
-                _area_cells(player.area, player, stats, o.grid, out)
+            if grid != before:
+                donor = next((k for k in others if k.grids[s] == grid), None)
+                if donor is not None:  # the same grid written for another observer
+                    d = seat_offsets[(s - donor.seat) % n].grid
+                    out[o.grid : o.grid + GRID * GRID * CH] = donor.out[d : d + GRID * GRID * CH]
+                    if s == seat:
+                        _fill_slots(frame, kept.cells, kept.table)
+                elif before is None or before[0] is not frame:  # a card placed: all of it
+                    out[o.grid : o.grid + GRID * GRID * CH] = 0
+                    _area_cells(player.area, player, stats, o.grid, out)
+                    if s == seat:
+                        _fill_slots(frame, kept.cells, kept.table)
+                else:  # cubes, shops or open cells: the cells they are on
+                    cells = _update_cells(before, grid, frame, stats, o.grid, out)
+                    if s == seat and cells:
+                        slot_at = frame.slot_at
+                        slots = [slot_at[c] for c in cells if c in slot_at]
+                        kept.table[slots, 3:] = kept.cells[frame.slot_cells[slots]]
                 kept.grids[s] = grid
-                if s == seat:
-                    _fill_slots(frame, kept.cells, kept.table)
-            elif grid != before:  # cubes or open cells: the dynamic channels
-                out[frame.dynamic + o.grid] = 0
-                _area_dynamic(player.area, player, stats, frame, o.grid, out)
-                kept.grids[s] = grid
-                if s == seat:
-                    _fill_slots(frame, kept.cells, kept.table)
             fields = _seat_key(player, grid)
             if fields != kept.seats[s]:
-                _write_seat(player, self._score(state, s, grid), frame, stats, o, out)
+                donor = next((k for k in others if k.seats[s] == fields), None)
+                if donor is None:
+                    _write_seat(player, self._score(state, s, grid), frame, stats, o, out)
+                else:
+                    their = seat_offsets[(s - donor.seat) % n]
+                    out[o.company : o.grid] = donor.out[their.company : their.grid]
                 kept.seats[s] = fields
         return out
 
@@ -676,11 +728,11 @@ class _Frame:
 
     __slots__ = (
         "cell_at",
-        "dynamic",
         "ones",
         "origin",
         "shops",
         "size",
+        "slot_at",
         "slot_cells",
         "slot_static",
         "value_at",
@@ -688,20 +740,25 @@ class _Frame:
     )
 
     def __init__(self, area: BusinessArea, stats: _DeckStats) -> None:
-        self.origin = r0, c0 = area_origin(area)
-        slots = area_slots(area)  # checks the size
-        frs = np.array([r - r0 for r, _ in slots], dtype=np.intp)
-        fcs = np.array([c - c0 for _, c in slots], dtype=np.intp)
-        #: the slots' cells (row * GRID + col) and their first three features
-        self.slot_cells = frs * GRID + fcs
-        self.slot_static = np.stack(
-            [np.ones(len(slots)), frs / (GRID - 1), fcs / (GRID - 1)], axis=1
-        ).astype(np.float32)
-        #: the dynamic channels (`_DYNAMIC`) of every visible cell
-        self.dynamic = (self.slot_cells[:, None] * CH + np.array(_DYNAMIC)).ravel()
-        rows = [r for r, _ in area.top]
-        cols = [c for _, c in area.top]
-        self.size = (max(rows) - min(rows) + 1, max(cols) - min(cols) + 1)  # of the area
+        top = area.top
+        rows = [r for r, _ in top]
+        cols = [c for _, c in top]
+        low, left = min(rows), min(cols)
+        self.size = (max(rows) - low + 1, max(cols) - left + 1)  # of the area
+        r0, c0 = low - MARGIN, left - MARGIN
+        if max(self.size) > GRID - MARGIN or len(top) > MAX_SLOTS:
+            area_origin(area)  # the errors for an area too large
+            area_slots(area)
+        self.origin = (r0, c0)
+        slots = sorted(top)
+        slot_cells = [(r - r0) * GRID + c - c0 for r, c in slots]
+        #: the slots' cells (row * GRID + col), each cell's slot, their first three features
+        self.slot_cells = np.array(slot_cells, dtype=np.intp)
+        self.slot_at = {cell: k for k, cell in enumerate(slot_cells)}
+        self.slot_static = np.array(
+            [(1.0, (r - r0) / (GRID - 1), (c - c0) / (GRID - 1)) for r, c in slots],
+            dtype=np.float32,
+        ).reshape(-1, 3)
         shop_at, shops = area.shop_at, area.shops
         ones: list[int] = []
         value_at: list[int] = []
@@ -765,7 +822,8 @@ def _area_dynamic(
     base: int,
     out: Tensor,
 ) -> None:
-    """The `_DYNAMIC` channels of the frame's cells, which must be cleared."""
+    """The channels of the frame's cells that follow the cubes (cubes, shop needs and
+    completion) and the seat's open and pending actions, which must be cleared."""
     idx: list[int] = []
     sparse: dict[int, float] = {}
     cell_at = frame.cell_at
@@ -785,21 +843,80 @@ def _area_dynamic(
             if cubes == requires:
                 idx.append(b + _C_COMPLETE)
 
+    idx += _marks(frame, base, _marks_key(player))
+    _flush(out, idx, sparse)
+
+
+def _marks(frame: _Frame, base: int, marks: tuple[Any, ...]) -> list[int]:
+    """The flat offsets of the open and pending channels set to 1 (`marks` is a
+    `_marks_key`), for the grid at `base`."""
+    open_kind, open_group, open_cells, pending_fill, pending_cells, supply, deliver = marks
     r0, c0 = frame.origin
     origin = base - (r0 * GRID + c0) * CH  # flat index of cell (r, c) = origin + (r*G + c)*CH
 
     def at(pos: Pos) -> int:
         return origin + (pos[0] * GRID + pos[1]) * CH
 
-    if player.open_kind is not OpenKind.NONE:
-        idx.extend(at(pos) + _C_OPEN_GROUP for pos in player.open_group if pos in area.top)
-        idx.extend(at(pos) + _C_OPEN_CELL for pos in player.open_cells if pos in area.top)
-    if any(player.pending_fill):
-        idx.extend(at(pos) + _C_PENDING for pos in player.pending_cells)
-    idx.extend(at(pos) + _C_SUPPLY for pos in player.pending_supply)
-    if player.pending_deliver is not None:
-        idx.append(at(player.pending_deliver) + _C_DELIVER)
-    _flush(out, idx, sparse)
+    idx: list[int] = []
+    if open_kind is not OpenKind.NONE:
+        visible = frame.cell_at
+        idx.extend(at(pos) + _C_OPEN_GROUP for pos in open_group if pos in visible)
+        idx.extend(at(pos) + _C_OPEN_CELL for pos in open_cells if pos in visible)
+    if any(pending_fill):
+        idx.extend(at(pos) + _C_PENDING for pos in pending_cells)
+    idx.extend(at(pos) + _C_SUPPLY for pos in supply)
+    if deliver is not None:
+        idx.append(at(deliver) + _C_DELIVER)
+    return idx
+
+
+def _update_cells(
+    before: tuple[Any, ...],
+    grid: tuple[Any, ...],
+    frame: _Frame,
+    stats: _DeckStats,
+    base: int,
+    out: Tensor,
+) -> set[int]:
+    """Bring a grid written for the `_grid_key` `before` up to `grid` (the same frame):
+    only the cells whose cubes differ, the cells of the shops replaced (a cube went in) and
+    the cells marked by the open and pending actions before or now are rewritten. Returns
+    those cells (row * GRID + col)."""
+    cells: set[int] = set()
+    old, new = before[1], grid[1]
+    if old != new:
+        cell_at = frame.cell_at
+        for pos in old.keys() | new.keys():
+            cube = new.get(pos)
+            if cube != old.get(pos):
+                b = base + cell_at[pos] + _C_CUBES
+                out[b : b + COLOURS] = 0
+                if cube is not None:
+                    out[b + cube[0]] = cube[1] / 4
+                cells.add(cell_at[pos] // CH)
+    old, new = before[2], grid[2]
+    if old != new:
+        max_req = stats.max_req
+        for sid, offsets in frame.shops:
+            shop = new[sid]
+            if shop is old[sid]:
+                continue
+            requires, cubes = shop.spec.requires, shop.cubes
+            needs = [max(requires[c] - cubes[c], 0) / max_req for c in range(COLOURS)]
+            complete = cubes == requires
+            for b in offsets:
+                out[base + b + _C_NEEDS : base + b + _C_NEEDS + COLOURS] = needs
+                out[base + b + _C_COMPLETE] = complete
+                cells.add(b // CH)
+    old, new = before[3], grid[3]
+    if old != new:
+        gone = _marks(frame, base, old)
+        marked = _marks(frame, base, new)
+        out[gone] = 0
+        out[marked] = 1
+        cells.update((i - base) // CH for i in gone)
+        cells.update((i - base) // CH for i in marked)
+    return cells
 
 
 __all__ = [

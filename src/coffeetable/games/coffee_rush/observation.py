@@ -223,4 +223,180 @@ def observation_tensor(state: RushState, seat: int) -> Tensor:
     return out
 
 
-__all__ = ["observation_layout", "observation_shape", "observation_tensor"]
+# ==== kept per seat, rewritten where the state changed =========================================
+def _cards_key(state: RushState, s: int) -> tuple[Any, ...]:
+    """Seat `s`'s cards in sight: its counters, completed orders and penalty cards."""
+    return (
+        tuple(map(tuple, state.counters[s])),
+        tuple(state.completed[s]),
+        tuple(state.penalties[s]),
+    )
+
+
+def _seat_key(state: RushState, s: int, cards: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Everything seat `s`'s block (`p{k}.meeples` to `p{k}.rush`) is made of, with its
+    `_cards_key`. Equal keys, equal blocks (cups are tuples, replaced when they change)."""
+    return (tuple(state.meeples[s]), tuple(state.cups[s]), cards, state.upgrades[s], state.rush[s])
+
+
+def _seat_block(
+    state: RushState,
+    s: int,
+    start: int,
+    drinks: int,
+    out: Tensor,
+    sparse: dict[int, float],
+    old: tuple[Any, ...] | None,
+    new: tuple[Any, ...],
+) -> None:
+    """Bring seat `s`'s block (`p{k}.meeples` to `p{k}.rush`, starting at `start`), written
+    for the `_seat_key` `old` (None: never), up to `new`: each part whose part of the key
+    differs (meeples; cups; counters and piles; upgrades and rush) is cleared or written in
+    `out`, its other non-zero values go into `sparse` (flat offset -> value), the same values
+    as `observation_tensor`."""
+    k = start + MEEPLES * SQUARES
+    if old is None or old[0] != new[0]:
+        out[start:k] = 0
+        for m, sq in enumerate(state.meeples[s][:MEEPLES]):
+            if sq >= 0:
+                sparse[start + m * SQUARES + sq] = 1.0
+    cups = state.cups[s]
+    stop = k + CUPS * len(cups[0])
+    if old is None or old[1] != new[1]:
+        out[k:stop] = [v for cup in cups for v in cup]
+    k = stop
+    stop = k + COUNTERS * drinks
+    if old is None or old[2] != new[2]:
+        out[k:stop] = 0
+        for counter in state.counters[s]:
+            for d in counter:
+                sparse[k + d] = sparse.get(k + d, 0) + 1
+            k += drinks
+        out[stop] = len(state.completed[s])
+        out[stop + 1] = len(state.penalties[s])
+    k = stop + 2
+    if old is None or old[3:] != new[3:]:
+        bits = state.upgrades[s]
+        out[k : k + len(UPGRADES) + 1] = [
+            *(bits >> u & 1 for u in range(len(UPGRADES))),
+            state.rush[s],
+        ]
+
+
+def _piles(state: RushState, cards: CardSet, start: int, sparse: dict[int, float]) -> None:
+    """The `piles` field (cards per drink discarded, removed, unseen) into `sparse` (all of
+    it: zeros too)."""
+    drinks = len(cards.drinks)
+    discarded = [0] * drinks
+    for d in state.discarded:
+        discarded[d] += 1
+    removed = [0] * drinks
+    for d in state.removed:
+        removed[d] += 1
+    unseen = [d.copies for d in cards.drinks]
+    for pile in (state.discarded, state.removed):
+        for d in pile:
+            unseen[d] -= 1
+    for s in range(state.num_players):
+        for pile in (*state.counters[s], state.completed[s], state.penalties[s]):
+            for d in pile:
+                unseen[d] -= 1
+    sparse.update(enumerate(discarded + removed + unseen, start))
+
+
+class _Kept:
+    """One observer seat's tensor and the keys of what is written in it: per absolute seat
+    its block, and the cards in sight (the `piles` field)."""
+
+    __slots__ = ("out", "piles", "seats", "template")
+
+    def __init__(self, template: Tensor, n: int) -> None:
+        self.template = template
+        self.out: Tensor = template.copy()
+        self.seats: list[tuple[Any, ...] | None] = [None] * n
+        self.piles: tuple[Any, ...] | None = None
+
+
+class Observer:
+    """The observation tensors of one stream of states (an environment's games), kept per
+    observing seat: the values fixed for a game and seat (`_template`) are written once,
+    the public header at every call (two slices, each one assignment of a list), and each
+    seat's block only when what it is made of (`_seat_key`) differs from what was written
+    last, so a step rewrites the acting seat's block and the header. `observe(state, seat)`
+    equals `observation_tensor(state, seat)`, the from-scratch reference, for any sequence
+    of states (tests/rl/test_incremental.py); it returns a new array each call."""
+
+    def __init__(self, game: CoffeeRushGame) -> None:
+        self.game = game
+        self._kept: dict[int, _Kept] = {}
+
+    def observe(self, state: RushState, seat: int) -> Tensor:
+        """What `seat` may know about `state` (the same values as `observation_tensor`)."""
+        return self.write(state, seat).copy()
+
+    def write(self, state: RushState, seat: int) -> Tensor:
+        """Bring `seat`'s kept tensor up to date and return it (not a copy: the next call
+        changes it)."""
+        n = state.num_players
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise DataError(f"there is no seat {seat!r} in a {n}-player game")
+        layout = observation_layout(state.game, n)
+        template = _template(state, layout, seat)
+        kept = self._kept.get(seat)
+        if kept is None or kept.template is not template:
+            kept = self._kept[seat] = _Kept(template, n)
+        out = kept.out
+        cards: CardSet = state.cards
+        drinks = len(cards.drinks)
+        off = layout.offsets
+        phase = state.phase
+        # phase .. rush_supply
+        head = [0.0] * 8
+        head[PHASES.index(phase)] = 1.0
+        if phase is not Phase.OVER:
+            head[4 + (state.current - seat) % n] = 1.0
+        head.append(state.closed)
+        head.append(len(state.deck))
+        head += state.supply
+        head.append(state.rush_supply)
+        start = off["phase"]
+        out[start : start + len(head)] = head
+        # turn_stage .. piles: cleared, then their non-zero values with the changed seats'
+        # blocks (cleared too) in one assignment
+        start = off["turn_stage"]
+        out[start : off["piles"]] = 0
+        sparse: dict[int, float] = {}
+        if phase is Phase.TURN:
+            sparse[start + int(state.stage)] = 1.0
+            if state.meeple >= 0:
+                sparse[off["turn_moving"] + state.meeples[state.current][state.meeple]] = 1.0
+            sparse[off["turn_steps"]] = state.steps
+            sparse[off["turn_served"]] = state.served
+            sparse[off["turn_upgraded"]] = state.upgraded
+        if phase is Phase.TURN or phase is Phase.SETUP_POUR:
+            k = off["hand"]
+            for v in state.hand:
+                if v:
+                    sparse[k] = v
+                k += 1
+        seats = kept.seats
+        seat_offsets = _seat_offsets(layout, n)
+        in_sight = [_cards_key(state, s) for s in range(n)]
+        for s in range(n):
+            key = _seat_key(state, s, in_sight[s])
+            if key != seats[s]:
+                start = seat_offsets[(s - seat) % n][0]
+                _seat_block(state, s, start, drinks, out, sparse, seats[s], key)
+                seats[s] = key
+        piles = (tuple(state.discarded), tuple(state.removed), in_sight)
+        if piles != kept.piles:
+            _piles(state, cards, off["piles"], sparse)
+            kept.piles = piles
+        count = len(sparse)
+        out[np.fromiter(sparse, dtype=np.intp, count=count)] = np.fromiter(
+            sparse.values(), dtype=np.float32, count=count
+        )
+        return out
+
+
+__all__ = ["Observer", "observation_layout", "observation_shape", "observation_tensor"]
