@@ -193,3 +193,75 @@ async def test_a_move_waits_for_another_processs_write_lock_then_gives_up(
         assert (await storage.get_table(live.meta.id)).version == 2  # type: ignore[union-attr]
     finally:
         await storage.close()
+
+
+def _plain_area_json(area: Any) -> dict[str, Any]:
+    """A Café area's JSON built afresh from its fields (the reading docs/records.md gives),
+    beside the one `position.py` assembles from parts kept in `area.memo`."""
+    from coffeetable.games.cafe.area import CellKind
+    from coffeetable.games.cafe.deck import COLOURS, format_colours
+
+    cells = []
+    for pos in sorted(area.top):
+        cell = area.top[pos]
+        entry: dict[str, Any] = {"at": list(pos)}
+        if cell.kind is CellKind.SHOP:
+            entry["cell"] = "shop"
+            entry["shop"] = area.shop_at[pos]
+        else:
+            entry["cell"] = cell.token
+        if pos in area.cubes:
+            colour, count = area.cubes[pos]
+            entry["cubes"] = COLOURS[colour] * count
+        cells.append(entry)
+    shops = []
+    for shop in area.shops:
+        s: dict[str, Any] = {
+            "city": shop.spec.city,
+            "year": shop.spec.year,
+            "requires": format_colours(shop.spec.requires),
+            "vp": shop.spec.vp,
+            "cells": [list(q) for q in shop.cells],
+            "cubes": format_colours(shop.cubes),
+        }
+        if shop.spec.name:
+            s["name"] = shop.spec.name
+        if shop.card:
+            s["card"] = shop.card
+        shops.append(s)
+    cards = [{"card": p.card, "at": [p.row, p.col], "rot": p.rotation * 90} for p in area.cards]
+    return {"cards": cards, "cells": cells, "shops": shops}
+
+
+@pytest.mark.parametrize(
+    ("players", "options"),
+    [(2, None), (3, {"variant": "advanced", "espresso": True, "promos": ["leao", "atlas"]})],
+)
+def test_a_cafe_areas_json_from_kept_parts_is_the_json_built_afresh(
+    players: int, options: dict[str, Any] | None
+) -> None:
+    from coffeetable.games.cafe.game import CafeGame
+    from coffeetable.games.cafe.position import player_to_json
+
+    rng = random.Random(players)
+    games = [CafeGame().new_initial_state(players, players, options)]
+    steps = 0
+    while games and steps < 400:
+        state = games.pop(rng.randrange(len(games)))
+        if state.is_over():
+            continue
+        if rng.random() < 0.2:
+            games.append(state.clone())  # copies share the kept parts until either places
+        seat = min(state.current_seats())
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+        games.append(state)
+        steps += 1
+        for player in state.players:
+            made = player_to_json(player)["area"]
+            assert orjson.dumps(made) == orjson.dumps(_plain_area_json(player.area))
+            # the output is the caller's: changing it leaves the kept parts as they were
+            for entry in (*made["cells"], *made["cards"], *made["shops"]):
+                entry["at" if "at" in entry else "city"] = "changed"
+            again = player_to_json(player)["area"]
+            assert orjson.dumps(again) == orjson.dumps(_plain_area_json(player.area))
+    assert steps == 400

@@ -118,40 +118,81 @@ def player_to_json(p: PlayerState) -> dict[str, Any]:
 
 def _area_to_json(area: BusinessArea) -> dict[str, Any]:
     cells = []
-    for pos in sorted(area.top):
-        cell = area.top[pos]
-        entry: dict[str, Any] = {"at": _pos(pos)}
-        if cell.kind is CellKind.SHOP:
-            entry["cell"] = "shop"
-            entry["shop"] = area.shop_at[pos]
-        else:
-            entry["cell"] = cell.token
-        held = area.cubes.get(pos)
+    cubes = area.cubes
+    for pos, static in _cells_json(area):
+        entry = static.copy()
+        held = cubes.get(pos)
         if held is not None:
             entry["cubes"] = COLOURS[held[0]] * held[1]
         cells.append(entry)
-    shops = []
-    for shop in area.shops:
-        s: dict[str, Any] = {
-            "city": shop.spec.city,
-            "year": shop.spec.year,
-            "requires": format_colours(shop.spec.requires),
-            "vp": shop.spec.vp,
-            "cells": [_pos(q) for q in shop.cells],
-            "cubes": format_colours(shop.cubes),
-        }
-        if shop.spec.name:
-            s["name"] = shop.spec.name
+    return {
+        "cards": [entry.copy() for entry in _cards_json(area)],
+        "cells": cells,
+        "shops": _shops_json(area),
+    }
+
+
+def _cells_json(area: BusinessArea) -> list[tuple[Pos, dict[str, Any]]]:
+    """Each visible cell, in order, with the part of its JSON that only the cells decide
+    (all but its cubes): made once per version of the cells and kept in `area.memo`, which
+    a placement renews. Callers copy the entries (the output is the caller's to change)."""
+    made: list[tuple[Pos, dict[str, Any]]] | None = area.memo.get("position cells")
+    if made is None:
+        made = []
+        top, shop_at = area.top, area.shop_at
+        for pos in sorted(top):
+            cell = top[pos]
+            entry: dict[str, Any] = {"at": _pos(pos)}
+            if cell.kind is CellKind.SHOP:
+                entry["cell"] = "shop"
+                entry["shop"] = shop_at[pos]
+            else:
+                entry["cell"] = cell.token
+            made.append((pos, entry))
+        area.memo["position cells"] = made
+    return made
+
+
+def _cards_json(area: BusinessArea) -> list[dict[str, Any]]:
+    """The placed cards' JSON, kept in `area.memo` for this `layout()` (renewed by a
+    placement). Callers copy the entries."""
+    layout = area.layout()
+    known = area.memo.get("position cards")
+    if known is None or known[0] is not layout:
+        known = area.memo["position cards"] = (
+            layout,
+            [{"card": card, "at": [row, col], "rot": rot * 90} for card, row, col, rot in layout],
+        )
+    cards: list[dict[str, Any]] = known[1]
+    return cards
+
+
+def _shops_json(area: BusinessArea) -> list[dict[str, Any]]:
+    printed: dict[int, tuple[Any, dict[str, Any]]] = area.memo.setdefault("position shops", {})
+    out = []
+    for index, shop in enumerate(area.shops):
+        spec = shop.spec
+        known = printed.get(index)
+        if known is None or known[0] is not spec:
+            # the printed part, which the spec alone decides (kept until the next placement)
+            known = printed[index] = (
+                spec,
+                {
+                    "city": spec.city,
+                    "year": spec.year,
+                    "requires": format_colours(spec.requires),
+                    "vp": spec.vp,
+                },
+            )
+        s = known[1].copy()
+        s["cells"] = [_pos(q) for q in shop.cells]
+        s["cubes"] = format_colours(shop.cubes)
+        if spec.name:
+            s["name"] = spec.name
         if shop.card:
             s["card"] = shop.card
-        shops.append(s)
-    return {
-        "cards": [
-            {"card": p.card, "at": [p.row, p.col], "rot": p.rotation * 90} for p in area.cards
-        ],
-        "cells": cells,
-        "shops": shops,
-    }
+        out.append(s)
+    return out
 
 
 # ==== reading ==============================================================================

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 def state_view(state: CafeState, seat: int | None) -> dict[str, Any]:
     """The view of `state` for `seat` (None: a spectator); see the module docstring."""
     out = view_header(state, seat, state.options)
+    by_rule = state.removed_by_rule()
     out.update(
         {
             "round": state.round,
@@ -41,8 +42,8 @@ def state_view(state: CafeState, seat: int | None) -> dict[str, Any]:
             "display": list(state.display),
             "draft_order": list(state.draft_order),
             "deck_size": len(state.deck),
-            "removed_by_rule": state.removed_by_rule(),
-            "removed_unseen": state.removed_unseen(),
+            "removed_by_rule": by_rule,
+            "removed_unseen": len(state.removed) - len(by_rule),  # state.removed_unseen()
             "discard": list(state.discard),
         }
     )
