@@ -263,7 +263,8 @@ def test_take_back_restores_the_state_and_never_hides_a_draw(name: str, players:
     the seat to act, does not end the game and changes no hidden part; replaying the game
     without it gives exactly the state before, and the step can then be played again to the
     same state. Every step that changes the deck (or the unseen cards, or the RNG) is
-    refused. Asking changes nothing."""
+    refused. Asking changes nothing, and told the state after the step the answer is the
+    same."""
     game = find_game(name)
     hidden = HIDDEN_PARTS[name]
     allowed = refused = replays = 0
@@ -277,6 +278,12 @@ def test_take_back_restores_the_state_and_never_hides_a_draw(name: str, players:
             before = state.to_json()
             may = state.may_take_back(seat, action)
             assert state.to_json() == before  # asking changed nothing
+            # told the state after it (as the server does), the answer is the same
+            played = state.clone()
+            played.apply(seat, action)
+            played_json = played.to_json()
+            assert state.may_take_back(seat, action, played) == may
+            assert state.to_json() == before and played.to_json() == played_json
             applied = state.apply(seat, action)
             after = state.to_json()
             changed_hidden = any(before[k] != after[k] for k in hidden)

@@ -220,7 +220,7 @@ class State(ABC):
         Never true for a step this state would accept. The default is False."""
         return False
 
-    def may_take_back(self, seat: int, action: Action) -> bool:
+    def may_take_back(self, seat: int, action: Action, after: State | None = None) -> bool:
         """Whether `seat` may take `action` back after playing it in this state (the state
         before it): an online table's undo of a step not yet confirmed.
 
@@ -232,8 +232,11 @@ class State(ABC):
         (replaying the game without it) then gives exactly this state again, and nobody
         learnt anything they could use by playing differently.
 
-        It never raises and never changes the state. The default is False: nothing can be
-        taken back unless the game says so."""
+        `after`: this state with `action` applied by `seat`, when the caller has it (the
+        server, which has just played it): the rules then compare with it instead of
+        playing the action on a copy of their own; it must be exactly that state, and it is
+        not changed either. It never raises and never changes the state. The default is
+        False: nothing can be taken back unless the game says so."""
         return False
 
     # --- outcome ----------------------------------------------------------------------

@@ -737,7 +737,7 @@ class MatchService:
             # a move after which its seat is not to act (or the game is over) is never taken
             # back (`State.may_take_back`'s contract): the rules need not be asked
             and seat in after.current_seats()
-            and before_state.may_take_back(seat, action)
+            and before_state.may_take_back(seat, action, after)
         )
         live.touched = self.monotonic()
         payloads: dict[int | None, str] = {}  # one encoded view per seat, for all its clients

@@ -885,7 +885,7 @@ class CafeState(State):
 
         return say(self, seat, action)
 
-    def may_take_back(self, seat: int, action: Action) -> bool:
+    def may_take_back(self, seat: int, action: Action, after: Any = None) -> bool:
         """Ruling UNDO1: only a step of the action phase that leaves the seat in its action
         phase may be taken back (a produce, dry, roast, deliver, fill or clear that does not
         end the seat's turn). Bids, draft picks, placements, `end` and the step that ends
@@ -904,8 +904,9 @@ class CafeState(State):
                 return False
         except CoffeetableError:
             return False
-        after = self.clone()
-        after.apply_unchecked(seat, action)
+        if after is None:
+            after = self.clone()
+            after.apply_unchecked(seat, action)
         return (
             after.phase is _TURNS
             and after.round == self.round

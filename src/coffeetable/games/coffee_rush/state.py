@@ -402,7 +402,7 @@ class RushState(State):
             and not (self.phase is Phase.TURN and self.current == seat and self.stage is Stage.MOVE)
         )
 
-    def may_take_back(self, seat: int, action: Action) -> bool:
+    def may_take_back(self, seat: int, action: Action, after: Any = None) -> bool:
         """Ruling UNDO1: a step within the seat's turn (or its set-up pour, with 2 players)
         that leaves the same seat to act may be taken back: an upgrade, a step of movement,
         `stop`, a pour, emptying a cup, a serve. `end`, and a step after which the engine
@@ -411,11 +411,18 @@ class RushState(State):
         touches the deck, which is checked all the same."""
         if self.phase not in (Phase.TURN, Phase.SETUP_POUR) or seat != self.current:
             return False
-        after = self.clone()
-        try:
-            after.apply(seat, action)
-        except CoffeetableError:
-            return False
+        if after is not None:
+            try:
+                if self.canonical_action(seat, action) not in self.legal_actions(seat):
+                    return False
+            except CoffeetableError:
+                return False
+        else:
+            after = self.clone()
+            try:
+                after.apply(seat, action)
+            except CoffeetableError:
+                return False
         return after.phase is self.phase and after.current == seat and after.deck == self.deck
 
     def apply_unchecked(self, seat: int, action: Action) -> None:
