@@ -180,8 +180,9 @@ class CafeState(State):
         rules = state.rules
         deck = game.deck
         stars = rules.removes_stars(num_players)
-        plans = [c.id for c in deck.of_kind("plan") if not (stars and c.star)]
-        state.removed = [c.id for c in deck.of_kind("plan") if stars and c.star]
+        plan_cards = deck.of_kind("plan")
+        plans = [c.id for c in plan_cards if not (stars and c.star)]
+        state.removed = [c.id for c in plan_cards if stars and c.star]
         state.rng.shuffle(plans)
         extra = rules.extra_removals(num_players)
         state.removed += plans[:extra]
@@ -508,45 +509,58 @@ class CafeState(State):
         area = player.area
         if player.pending_deliver is not None:
             return self._deliveries(player, player.pending_deliver)
-        if any(player.pending_fill) or self._supply_choice_pending(player):
+        if any(player.pending_fill) or (player.pending_supply and any(self.supply)):
             return self._fills(player)
         # One pass over the cubes: sources per colour for Dry and Roast, loaded roast cells,
         # clearable cells (all in row-major order, so the listing is canonical).
-        top, cubes = area.top, area.cubes
+        top = area.top
         bean_src: dict[int, list[Pos]] = {}
         dry_src: dict[int, list[Pos]] = {}
+        bean_multi = dry_multi = False  # some colour with several source cells
         loaded_roasts: list[Pos] = []
         clearable: list[Pos] = []
-        for pos, held in sorted(cubes.items()):
+        for pos, held in sorted(area.cubes.items()):
             kind = top[pos].kind
             if kind in BEAN_LIKE:
-                bean_src.setdefault(held[0], []).append(pos)
+                found = bean_src.get(held[0])
+                if found is None:
+                    bean_src[held[0]] = [pos]
+                else:
+                    found.append(pos)
+                    bean_multi = True
+                if search and kind is _BEAN:
+                    continue
             elif kind is _DRY:
-                dry_src.setdefault(held[0], []).append(pos)
+                found = dry_src.get(held[0])
+                if found is None:
+                    dry_src[held[0]] = [pos]
+                else:
+                    found.append(pos)
+                    dry_multi = True
             elif kind is _ROAST:
                 loaded_roasts.append(pos)
             else:
                 continue
-            if not (search and kind is _BEAN):
-                clearable.append(pos)
+            clearable.append(pos)
         steps: list[CafeAction] = []
-        if player.ap > 0:
-            steps.extend(self._produces(player))
+        ap = player.ap
+        if ap > 0:
+            self._produces(player, steps)
         if bean_src:
-            self._transfers(player, _OPEN_DRY, bean_src, steps)
+            self._transfers(player, _OPEN_DRY, bean_src, bean_multi, steps)
         if dry_src:
-            self._transfers(player, _OPEN_ROAST, dry_src, steps)
-        if loaded_roasts and (player.ap > 0 or player.open_kind is _OPEN_DELIVER):
+            self._transfers(player, _OPEN_ROAST, dry_src, dry_multi, steps)
+        if loaded_roasts and (ap > 0 or player.open_kind is _OPEN_DELIVER):
             for pos in loaded_roasts:
-                steps.extend(self._deliveries(player, pos))
+                steps += self._deliveries(player, pos)
         steps.extend(map(_CLEARS.__getitem__, clearable))
         steps.append(_END)
         return steps
 
-    def _produces(self, player: PlayerState) -> list[Produce]:
+    def _produces(self, player: PlayerState, out: list[CafeAction]) -> None:
         """One Produce per bean group in which at least one cell would receive a cube: in
         order of the first such cell, or of the groups' first cells in an area with bonus or
-        supply cells."""
+        supply cells (added to `out`)."""
         area = player.area
         found: list[tuple[Pos, Pos]] = []  # (first cell that would receive a cube, group)
         cubes, supply = area.cubes, self.supply
@@ -560,7 +574,7 @@ class CafeState(State):
             kinds = area.kinds()  # (only the kinds the area shows)
             if _BONUS not in kinds and _SUPPLY not in kinds:
                 found.sort()
-        return [_PRODUCES[anchor] for _, anchor in found]
+        out += [_PRODUCES[anchor] for _, anchor in found]
 
     def _supply_choice_pending(self, player: PlayerState) -> bool:
         return bool(player.pending_supply) and any(self.supply)
@@ -590,11 +604,13 @@ class CafeState(State):
         player: PlayerState,
         kind: OpenKind,
         sources: dict[int, list[Pos]],
+        multi: bool,
         out: list[CafeAction],
     ) -> None:
         """Dry (or Roast) steps: into each empty target cell, each colour held by a source
         cell; and, inside the open action, more cubes into a cell it already filled. With
-        several source cells for a colour, each may also be named alone ('from')."""
+        several source cells for a colour (`multi`: for some colour), each may also be named
+        alone ('from')."""
         area = player.area
         cubes = area.cubes
         made: Mapping[tuple[Pos, int, Pos | None], Dry | Roast]
@@ -605,15 +621,16 @@ class CafeState(State):
             made, plain, target_kind = _ROASTS, _ROASTS_INTO, _ROAST
         can_start = player.ap > 0
         open_here = player.open_kind is kind
-        groups = area.groups()
-        open_group, open_cells, open_colours = (
-            player.open_group,
-            player.open_cells,
-            player.open_colours,
-        )
+        if open_here:
+            groups = area.groups()
+            open_group, open_cells, open_colours = (
+                player.open_group,
+                player.open_cells,
+                player.open_colours,
+            )
         items = list(sources.items())
         # with one source cell per colour, the steps into an empty cell are the plain ones
-        colours = None if any(len(srcs) > 1 for _, srcs in items) else list(sources)
+        colours = None if multi else list(sources)
         for pos in area.cells_of(target_kind):
             held = cubes.get(pos)
             if held is None:
