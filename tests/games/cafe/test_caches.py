@@ -113,11 +113,12 @@ def check_area(area: BusinessArea) -> None:
 
 
 def check_state(state: CafeState) -> None:
-    """Every area's caches, and the legal actions and observations, against the same
-    position read back from its JSON (its areas built anew)."""
+    """Every area's caches, the seats to move, the legal actions and observations, against
+    the same position read back from its JSON (its areas built anew)."""
     for player in state.players:
         check_area(player.area)
     again = GAME.state_from_json(state.to_json())
+    assert state.current_seats() == again.current_seats()  # kept between steps, made anew
     for seat in range(state.num_players):
         assert state.legal_actions(seat) == again.legal_actions(seat)
         assert state.search_actions(seat) == again.search_actions(seat)

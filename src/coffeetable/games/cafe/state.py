@@ -256,8 +256,20 @@ class CafeState(State):
         return self.legal_actions(seat)
 
     def apply_unchecked(self, seat: int, action: Action) -> None:
+        seats, phase, round_ = self._seats, self.phase, self.round
         self._seats = None
         _APPLY[type(action)](self, seat, action)
+        # In the turns phase a seat's action changes no other seat's stage, so the seats to
+        # move stay the same while it stays among them in the same round.
+        if (
+            phase is _TURNS
+            and seats is not None
+            and self.phase is _TURNS
+            and self.round == round_
+            and seat in seats
+            and self.players[seat].stage in _MOVING
+        ):
+            self._seats = seats
 
     def round_number(self) -> int:
         return self.round
@@ -661,11 +673,14 @@ class CafeState(State):
         area = player.area
         colour = area.cubes[roast][0]
         out: list[CafeAction] = [
-            _DELIVERS[roast, shop.anchor] for shop in player.area.shops if shop.needs(colour) > 0
+            _DELIVERS[roast, shop.anchor]
+            for shop in area.shops
+            if shop.available and shop.spec.requires[colour] > shop.cubes[colour]  # needs it
         ]
-        out.extend(
-            _DELIVERS[roast, pos] for pos in area.cells_of(_ESPRESSO) if pos not in area.cubes
-        )
+        espresso = area.cells_of(_ESPRESSO)
+        if espresso:
+            cubes = area.cubes
+            out += [_DELIVERS[roast, pos] for pos in espresso if pos not in cubes]
         out.append(_DELIVERS[roast, None])
         return out
 
@@ -793,8 +808,10 @@ class CafeState(State):
 
     def _after_step(self, seat: int) -> None:
         player = self.players[seat]
-        if player.pending_supply and not self._supply_choice_pending(player):
+        if player.pending_supply and not any(self.supply):
             player.pending_supply = ()  # the supply ran dry: nothing left to choose
+        if player.ap > 0:
+            return  # the seat's turn goes on, and so does the round
         self._finish_if_stuck(player)
         self._end_round_if_done()
 
