@@ -546,14 +546,18 @@ class BusinessArea:
         beans: list[tuple[Pos, tuple[tuple[Pos, int], ...]]] = []
         top = self.top
         for fam, members, parent, merged in boxes:
-            if parent is None:
-                group = tuple(sorted(members)) if merged else tuple(members)
-                if len(group) == 1:
-                    out[group[0]] = group
-                else:
-                    out.update(dict.fromkeys(group, group))
+            if parent is not None:
+                continue  # merged into another box
+            if len(members) == 1:  # most groups are one cell
+                first = members[0]
+                out[first] = group = (first,)
                 if fam == 1:
-                    beans.append((group[0], tuple([(pos, top[pos].colour) for pos in group])))
+                    beans.append((first, ((first, top[first].colour),)))
+                continue
+            group = tuple(sorted(members)) if merged else tuple(members)
+            out.update(dict.fromkeys(group, group))
+            if fam == 1:
+                beans.append((group[0], tuple([(pos, top[pos].colour) for pos in group])))
         beans.sort()
         self._groups = out
         self.memo["bean_groups"] = beans
