@@ -399,11 +399,14 @@ class CafeState(State):
         return self.rules.advanced or not card.has_cup or self.players[seat].area.ships >= 2
 
     def _legal_takes(self, seat: int) -> list[Action]:
-        warehouse = self.players[seat].warehouse
+        player = self.players[seat]
+        warehouse = player.warehouse
+        # `card_is_free`, read once for the whole display
+        free = self.rules.advanced or player.area.ships >= 2
+        by_id = self.game.deck.card
         takes: list[Action] = []
         for card_id in self.display:
-            card = self.card(card_id)
-            if self.card_is_free(seat, card):
+            if free or not by_id(card_id).has_cup:
                 takes.append(_TAKES[card_id, -1, False])
             else:
                 takes.extend(_TAKES[card_id, c, False] for c in range(4) if warehouse[c] > 0)
