@@ -531,27 +531,19 @@ class CafeState(State):
         top = area.top
         bean_src: dict[int, list[Pos]] = {}
         dry_src: dict[int, list[Pos]] = {}
-        bean_multi = dry_multi = False  # some colour with several source cells
+        beans = dries = 0  # source cells: more than colours when a colour has several
         loaded_roasts: list[Pos] = []
         clearable: list[Pos] = []
         for pos, held in sorted(area.cubes.items()):
             kind = top[pos].kind
             if kind in BEAN_LIKE:
-                found = bean_src.get(held[0])
-                if found is None:
-                    bean_src[held[0]] = [pos]
-                else:
-                    found.append(pos)
-                    bean_multi = True
+                bean_src.setdefault(held[0], []).append(pos)
+                beans += 1
                 if search and kind is _BEAN:
                     continue
             elif kind is _DRY:
-                found = dry_src.get(held[0])
-                if found is None:
-                    dry_src[held[0]] = [pos]
-                else:
-                    found.append(pos)
-                    dry_multi = True
+                dry_src.setdefault(held[0], []).append(pos)
+                dries += 1
             elif kind is _ROAST:
                 loaded_roasts.append(pos)
             else:
@@ -562,9 +554,9 @@ class CafeState(State):
         if ap > 0:
             self._produces(player, steps)
         if bean_src:
-            self._transfers(player, _OPEN_DRY, bean_src, bean_multi, steps)
+            self._transfers(player, _OPEN_DRY, bean_src, beans > len(bean_src), steps)
         if dry_src:
-            self._transfers(player, _OPEN_ROAST, dry_src, dry_multi, steps)
+            self._transfers(player, _OPEN_ROAST, dry_src, dries > len(dry_src), steps)
         if loaded_roasts and (ap > 0 or player.open_kind is _OPEN_DELIVER):
             for pos in loaded_roasts:
                 steps += self._deliveries(player, pos)
