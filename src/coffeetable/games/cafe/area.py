@@ -550,7 +550,7 @@ class BusinessArea:
                 continue  # merged into another box
             if len(members) == 1:  # most groups are one cell
                 first = members[0]
-                out[first] = group = (first,)
+                out[first] = (first,)
                 if fam == 1:
                     beans.append((first, ((first, top[first].colour),)))
                 continue
