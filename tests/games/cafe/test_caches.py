@@ -113,11 +113,12 @@ def check_area(area: BusinessArea) -> None:
 
 
 def check_state(state: CafeState) -> None:
-    """Every area's caches, and the legal actions and observations, against the same
-    position read back from its JSON (its areas built anew)."""
+    """Every area's caches, the seats to move, the legal actions and observations, against
+    the same position read back from its JSON (its areas built anew)."""
     for player in state.players:
         check_area(player.area)
     again = GAME.state_from_json(state.to_json())
+    assert state.current_seats() == again.current_seats()  # kept between steps, made anew
     for seat in range(state.num_players):
         assert state.legal_actions(seat) == again.legal_actions(seat)
         assert state.search_actions(seat) == again.search_actions(seat)
@@ -199,3 +200,26 @@ def test_a_copy_keeps_its_placements_when_the_original_places() -> None:
     area.place(NO_CUP_CARD, *before[0])
     assert area.legal_placements(NO_CUP_CARD) == fresh_placements(area, NO_CUP_CARD)
     assert copy.legal_placements(NO_CUP_CARD) == fresh_placements(copy, NO_CUP_CARD)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_placed_cards_count_footprints_as_cells_put_one_by_one(seed: int) -> None:
+    """`place` counts a card's new cells into the footprints as one change per card (summed
+    per footprint, cups apart); `set_cell` one cell at a time. Over a random game's areas,
+    both give the same coverage of every footprint and the same ordered fits."""
+    rng = random.Random(seed)
+    state = GAME.new_initial_state(rng.randint(1, 4), seed % 100_000)
+    while not state.is_over():
+        seat = rng.choice(sorted(state.current_seats()))
+        state.apply_unchecked(seat, rng.choice(state.legal_actions(seat)))
+    for player in state.players:
+        placed = player.area
+        cells = sorted(placed.top.items())
+        rng.shuffle(cells)  # any order of the cells gives the same bookkeeping
+        by_cell = BusinessArea()
+        for pos, cell in cells:
+            by_cell.set_cell(pos, cell)
+        made, expected = placed._footprints(), by_cell._footprints()
+        assert made.cover == expected.cover
+        assert made.ordered == expected.ordered == sorted(made.ordered)

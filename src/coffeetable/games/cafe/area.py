@@ -7,7 +7,7 @@ cards are only ever placed on top, so a covered cell can never matter again.
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect_left, insort
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -63,6 +63,8 @@ _CONTAINING = tuple(
     for shape in (0, 1)
 )
 _CONTAINING_ALL = _CONTAINING[0] + _CONTAINING[1]
+
+
 #: Per footprint number: its two placements (row, col, rotation), or None when it does not
 #: lie inside the playable grid.
 _PAIRS: tuple[tuple[tuple[int, int, int], tuple[int, int, int]] | None, ...] = tuple(
@@ -75,10 +77,49 @@ _PAIRS: tuple[tuple[tuple[int, int, int], tuple[int, int, int]] | None, ...] = t
     for r in range(-_OFF, COORD_LIMIT)
     for c in range(-_OFF, COORD_LIMIT)
 )
-#: `_Footprints.cover` packs a footprint's coverage as COVERED * visible cells + cups, so a
-#: footprint that covers 2-4 visible cells has a packed value in [_FITS_LO, _FITS_HI).
+#: `_Footprints.cover` packs a footprint's coverage as COVERED * visible cells + cups (at
+#: most 6 of each, so a byte holds it).
 COVERED = 16
-_FITS_LO, _FITS_HI = 2 * COVERED, 5 * COVERED
+#: Per packed value: 1 when the footprint fits (2-4 visible cells), else 0.
+_FIT = bytes(int(2 <= value // COVERED <= 4) for value in range(256))
+
+
+#: A change to the footprints: (base, ((offset, delta), ...)), each footprint numbered
+#: base + offset gaining delta (COVERED per newly visible cell, +-1 per cup).
+Change = tuple[int, tuple[tuple[int, int], ...]]
+
+
+def _cell_number(row: int, col: int) -> int:
+    """A cell's number: the footprint number of shape 0 whose top-left cell it is."""
+    return (row + _OFF) * _SPAN + col + _OFF
+
+
+class _CardChanges(dict[tuple[int, int], tuple[tuple[int, int], ...]]):
+    """Per (rotation, a bit per newly visible cell of a card placed so, in
+    `ROTATIONS[rotation]` order): the change of every footprint overlapping those cells,
+    offset from the number of the card's top-left cell (COVERED per newly visible cell it
+    contains; made on first use, 256 at most). A card's new cells touch at most 31
+    footprints where one by one they touch 12 each. Cups are counted apart, one cell at a
+    time (`_CELL_CHANGES`)."""
+
+    def __missing__(self, key: tuple[int, int]) -> tuple[tuple[int, int], ...]:
+        rotation, new = key
+        summed: dict[int, int] = {}
+        for i, (dr, dc, _, _) in enumerate(ROTATIONS[rotation]):
+            if new >> i & 1:
+                for off in _CONTAINING_ALL:
+                    at = dr * _SPAN + dc - off
+                    summed[at] = summed.get(at, 0) + COVERED
+        found = self[key] = tuple(sorted(summed.items()))
+        return found
+
+
+_CARD_CHANGES = _CardChanges()
+#: Per delta of one cell: the change of the footprints containing it, offset from its number.
+_CELL_CHANGES = {
+    delta: tuple((-off, delta) for off in _CONTAINING_ALL)
+    for delta in (-1, 1, COVERED, COVERED + 1)
+}
 
 
 def footprint_placements(key: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
@@ -136,39 +177,36 @@ class Placement:
 class _Footprints:
     """The placement bookkeeping of one version of an area's cells (never changed once
     made): `cover` packs, per footprint number, the visible cells and cups it covers
-    (COVERED * cells + cups); `fits` holds the footprints inside the grid that cover 2-4
-    visible cells, `ordered` the same in order (shape, row, column)."""
+    (COVERED * cells + cups); `ordered` holds the footprints inside the grid that cover 2-4
+    visible cells, in order (shape, row, column)."""
 
-    __slots__ = ("cover", "fits", "ordered")
+    __slots__ = ("cover", "ordered")
 
-    def __init__(self, cover: bytearray, fits: set[int]) -> None:
+    def __init__(self, cover: bytearray, ordered: list[int]) -> None:
         self.cover = cover
-        self.fits = fits
-        self.ordered = sorted(fits)
+        self.ordered = ordered
 
-    def updated(self, cells: list[tuple[Pos, int]]) -> _Footprints:
-        """A new bookkeeping: this one with each (cell, delta) added to the footprints
-        containing the cell."""
-        cover, fits = bytearray(self.cover), set(self.fits)
-        for (row, col), delta in cells:
-            cell = (row + _OFF) * _SPAN + col + _OFF
-            if delta < COVERED // 2:  # a visible cell changed its cups: no footprint's fit
-                for off in _CONTAINING_ALL:
-                    cover[cell - off] += delta
-                continue
-            for off in _CONTAINING_ALL:  # a newly visible cell (plus or minus a cup)
-                key = cell - off
-                after = cover[key] = cover[key] + delta
-                # the footprint's visible cells went from one to two (it fits now) or from
-                # four to five (it no longer does)
-                if _FITS_LO <= after < _FITS_LO + COVERED and _PAIRS[key]:
-                    fits.add(key)
-                elif _FITS_HI <= after < _FITS_HI + COVERED:
-                    fits.discard(key)
-        return _Footprints(cover, fits)
+    def updated(self, changes: list[Change]) -> _Footprints:
+        """A new bookkeeping: this one with the changes (see `Change`) added. The few
+        footprints that start or stop fitting go into or out of the ordered list in place
+        (a placement changes about a dozen of the hundred or more that fit)."""
+        cover, ordered = bytearray(self.cover), self.ordered.copy()
+        pairs, fit = _PAIRS, _FIT
+        for base, deltas in changes:
+            for off, delta in deltas:
+                key = base + off
+                before = cover[key]
+                after = cover[key] = before + delta
+                if fit[after] != fit[before]:  # it fits now, or no longer does
+                    if not fit[after]:
+                        if pairs[key]:
+                            del ordered[bisect_left(ordered, key)]
+                    elif pairs[key]:
+                        insort(ordered, key)
+        return _Footprints(cover, ordered)
 
 
-_NO_FOOTPRINTS = _Footprints(bytearray(_FOOTPRINTS), set())
+_NO_FOOTPRINTS = _Footprints(bytearray(_FOOTPRINTS), [])
 
 
 def _rekind(
@@ -244,7 +282,7 @@ class BusinessArea:
         self._colours: dict[CellKind, tuple[int, int, int, int]] = {}
         self._layout: tuple[tuple[str, int, int, int], ...] | None = None
         self._base = _NO_FOOTPRINTS
-        self._pending: list[tuple[Pos, int]] = []  # (cell, change of its footprints)
+        self._pending: list[Change] = []  # the footprints' changes since `_base`
         self.memo: dict[Any, Any] = {}
         self._owner = True  # top, shop_at, cards and the pending cells are its own (not shared)
 
@@ -305,7 +343,7 @@ class BusinessArea:
         if old is None:
             delta += COVERED
         if delta:
-            self._pending.append((pos, delta))
+            self._pending.append((_cell_number(*pos), _CELL_CHANGES[delta]))
         self.top[pos] = cell
         if shop_id >= 0:
             self.shop_at[pos] = shop_id
@@ -380,19 +418,21 @@ class BusinessArea:
         returned = [0, 0, 0, 0]
         to_warehouse = [0, 0, 0, 0]
         new_shop_cells: dict[str, list[Pos]] = {}
-        top, cubes, shop_at, pending = self.top, self.cubes, self.shop_at, self._pending
+        top, cubes, shop_at = self.top, self.cubes, self.shop_at
         cup, ship = CellKind.CUP, CellKind.SHIP
+        new = 0  # a bit per card cell put on an empty position
+        pending = self._pending
         changed: list[tuple[Pos, CellKind | None, CellKind]] = []  # (cell, kind before, after)
-        for dr, dc, cr, cc in ROTATIONS[rotation]:
+        for i, (dr, dc, cr, cc) in enumerate(ROTATIONS[rotation]):
             pos = (row + dr, col + dc)
             cell = card.cells[cr][cc]
             old = top.get(pos)
             if old is None or old.kind is not cell.kind:
                 changed.append((pos, None if old is None else old.kind, cell.kind))
+            cups = 0  # the change of the visible cups here
             if old is None:
-                delta = COVERED
+                new |= 1 << i
             else:
-                delta = 0
                 held = cubes.pop(pos, None)
                 if held is not None:
                     if old.kind is ship:
@@ -409,20 +449,21 @@ class BusinessArea:
                             shop.spec, shop.cells, (0, 0, 0, 0), False, shop.card
                         )
                 elif old.kind is cup:
-                    delta -= 1
+                    cups = -1
                     self.cups -= 1
                 elif old.kind is ship:
                     self.ships -= 1
             if cell.kind is cup:
-                delta += 1
+                cups += 1
                 self.cups += 1
             elif cell.kind is ship:
                 self.ships += 1
             elif cell.kind is _SHOP:
                 new_shop_cells.setdefault(cell.shop, []).append(pos)
-            if delta:
-                pending.append((pos, delta))
+            if cups:
+                pending.append((_cell_number(*pos), _CELL_CHANGES[cups]))
             top[pos] = cell  # (as `set_cell` does, for the six cells at once)
+        pending.append((_cell_number(row, col), _CARD_CHANGES[rotation, new]))
         for key, cells in new_shop_cells.items():
             sid = len(self.shops)
             self.shops.append(AreaShop(card.shops[key], tuple(sorted(cells)), card=card.id))
@@ -458,8 +499,8 @@ class BusinessArea:
             if found is not None:
                 cells += [(pos, fam) for pos in found]
         cells.sort()
-        # per family cell: its box [family, members, parent box or None]; the previous
-        # row's and this row's boxes by column
+        # per family cell: its box [family, members, parent box or None, members not in
+        # row-major order]; the previous row's and this row's boxes by column
         boxes: list[list[Any]] = []
         above: dict[int, list[Any]] = {}
         here: dict[int, list[Any]] = {}
@@ -491,24 +532,32 @@ class BusinessArea:
                 box = up
                 if left is not None and left is not up:  # two groups meet here
                     up[1] += left[1]
+                    up[3] = True
                     left[1] = None
                     left[2] = up
             if box is None:
-                box = [fam, [], None]
+                box = [fam, [pos], None, False]
                 boxes.append(box)
-            box[1].append(pos)
+            else:
+                box[1].append(pos)
             here[c] = left = box
             left_col = c
         out: dict[Pos, tuple[Pos, ...]] = {}
         beans: list[tuple[Pos, tuple[tuple[Pos, int], ...]]] = []
         top = self.top
-        for box in boxes:
-            if box[2] is None:
-                group = tuple(sorted(box[1]))
-                for pos in group:
-                    out[pos] = group
-                if box[0] == 1:
-                    beans.append((group[0], tuple([(pos, top[pos].colour) for pos in group])))
+        for fam, members, parent, merged in boxes:
+            if parent is not None:
+                continue  # merged into another box
+            if len(members) == 1:  # most groups are one cell
+                first = members[0]
+                out[first] = (first,)
+                if fam == 1:
+                    beans.append((first, ((first, top[first].colour),)))
+                continue
+            group = tuple(sorted(members)) if merged else tuple(members)
+            out.update(dict.fromkeys(group, group))
+            if fam == 1:
+                beans.append((group[0], tuple([(pos, top[pos].colour) for pos in group])))
         beans.sort()
         self._groups = out
         self.memo["bean_groups"] = beans

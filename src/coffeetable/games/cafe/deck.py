@@ -194,6 +194,10 @@ class Deck:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_id", {c.id: c for c in self.cards})
         object.__setattr__(self, "_index", {c.id: i for i, c in enumerate(self.cards)})
+        kinds: dict[str, list[CardSpec]] = {}
+        for c in self.cards:
+            kinds.setdefault(c.kind, []).append(c)
+        object.__setattr__(self, "_of_kind", {k: tuple(v) for k, v in kinds.items()})
 
     def card(self, card_id: str) -> CardSpec:
         try:
@@ -208,7 +212,9 @@ class Deck:
         return self._index[card_id]  # type: ignore[attr-defined, no-any-return]
 
     def of_kind(self, kind: str) -> list[CardSpec]:
-        return [c for c in self.cards if c.kind == kind]
+        """The cards of one kind, in deck order (a new list; sorted out once per deck: a
+        game's set-up reads it several times)."""
+        return list(self._of_kind.get(kind, ()))  # type: ignore[attr-defined]
 
     def start_card(self, company: str) -> CardSpec:
         for c in self.cards:

@@ -180,8 +180,9 @@ class CafeState(State):
         rules = state.rules
         deck = game.deck
         stars = rules.removes_stars(num_players)
-        plans = [c.id for c in deck.of_kind("plan") if not (stars and c.star)]
-        state.removed = [c.id for c in deck.of_kind("plan") if stars and c.star]
+        plan_cards = deck.of_kind("plan")
+        plans = [c.id for c in plan_cards if not (stars and c.star)]
+        state.removed = [c.id for c in plan_cards if stars and c.star]
         state.rng.shuffle(plans)
         extra = rules.extra_removals(num_players)
         state.removed += plans[:extra]
@@ -255,8 +256,20 @@ class CafeState(State):
         return self.legal_actions(seat)
 
     def apply_unchecked(self, seat: int, action: Action) -> None:
+        seats, phase, round_ = self._seats, self.phase, self.round
         self._seats = None
         _APPLY[type(action)](self, seat, action)
+        # In the turns phase a seat's action changes no other seat's stage, so the seats to
+        # move stay the same while it stays among them in the same round.
+        if (
+            phase is _TURNS
+            and seats is not None
+            and self.phase is _TURNS
+            and self.round == round_
+            and seat in seats
+            and self.players[seat].stage in _MOVING
+        ):
+            self._seats = seats
 
     def round_number(self) -> int:
         return self.round
@@ -386,11 +399,14 @@ class CafeState(State):
         return self.rules.advanced or not card.has_cup or self.players[seat].area.ships >= 2
 
     def _legal_takes(self, seat: int) -> list[Action]:
-        warehouse = self.players[seat].warehouse
+        player = self.players[seat]
+        warehouse = player.warehouse
+        # `card_is_free`, read once for the whole display
+        free = self.rules.advanced or player.area.ships >= 2
+        by_id = self.game.deck.card
         takes: list[Action] = []
         for card_id in self.display:
-            card = self.card(card_id)
-            if self.card_is_free(seat, card):
+            if free or not by_id(card_id).has_cup:
                 takes.append(_TAKES[card_id, -1, False])
             else:
                 takes.extend(_TAKES[card_id, c, False] for c in range(4) if warehouse[c] > 0)
@@ -508,45 +524,50 @@ class CafeState(State):
         area = player.area
         if player.pending_deliver is not None:
             return self._deliveries(player, player.pending_deliver)
-        if any(player.pending_fill) or self._supply_choice_pending(player):
+        if any(player.pending_fill) or (player.pending_supply and any(self.supply)):
             return self._fills(player)
         # One pass over the cubes: sources per colour for Dry and Roast, loaded roast cells,
         # clearable cells (all in row-major order, so the listing is canonical).
-        top, cubes = area.top, area.cubes
+        top = area.top
         bean_src: dict[int, list[Pos]] = {}
         dry_src: dict[int, list[Pos]] = {}
+        beans = dries = 0  # source cells: more than colours when a colour has several
         loaded_roasts: list[Pos] = []
         clearable: list[Pos] = []
-        for pos, held in sorted(cubes.items()):
+        for pos, held in sorted(area.cubes.items()):
             kind = top[pos].kind
             if kind in BEAN_LIKE:
                 bean_src.setdefault(held[0], []).append(pos)
+                beans += 1
+                if search and kind is _BEAN:
+                    continue
             elif kind is _DRY:
                 dry_src.setdefault(held[0], []).append(pos)
+                dries += 1
             elif kind is _ROAST:
                 loaded_roasts.append(pos)
             else:
                 continue
-            if not (search and kind is _BEAN):
-                clearable.append(pos)
+            clearable.append(pos)
         steps: list[CafeAction] = []
-        if player.ap > 0:
-            steps.extend(self._produces(player))
+        ap = player.ap
+        if ap > 0:
+            self._produces(player, steps)
         if bean_src:
-            self._transfers(player, _OPEN_DRY, bean_src, steps)
+            self._transfers(player, _OPEN_DRY, bean_src, beans > len(bean_src), steps)
         if dry_src:
-            self._transfers(player, _OPEN_ROAST, dry_src, steps)
-        if loaded_roasts and (player.ap > 0 or player.open_kind is _OPEN_DELIVER):
+            self._transfers(player, _OPEN_ROAST, dry_src, dries > len(dry_src), steps)
+        if loaded_roasts and (ap > 0 or player.open_kind is _OPEN_DELIVER):
             for pos in loaded_roasts:
-                steps.extend(self._deliveries(player, pos))
+                steps += self._deliveries(player, pos)
         steps.extend(map(_CLEARS.__getitem__, clearable))
         steps.append(_END)
         return steps
 
-    def _produces(self, player: PlayerState) -> list[Produce]:
+    def _produces(self, player: PlayerState, out: list[CafeAction]) -> None:
         """One Produce per bean group in which at least one cell would receive a cube: in
         order of the first such cell, or of the groups' first cells in an area with bonus or
-        supply cells."""
+        supply cells (added to `out`)."""
         area = player.area
         found: list[tuple[Pos, Pos]] = []  # (first cell that would receive a cube, group)
         cubes, supply = area.cubes, self.supply
@@ -560,7 +581,7 @@ class CafeState(State):
             kinds = area.kinds()  # (only the kinds the area shows)
             if _BONUS not in kinds and _SUPPLY not in kinds:
                 found.sort()
-        return [_PRODUCES[anchor] for _, anchor in found]
+        out += [_PRODUCES[anchor] for _, anchor in found]
 
     def _supply_choice_pending(self, player: PlayerState) -> bool:
         return bool(player.pending_supply) and any(self.supply)
@@ -590,11 +611,13 @@ class CafeState(State):
         player: PlayerState,
         kind: OpenKind,
         sources: dict[int, list[Pos]],
+        multi: bool,
         out: list[CafeAction],
     ) -> None:
         """Dry (or Roast) steps: into each empty target cell, each colour held by a source
         cell; and, inside the open action, more cubes into a cell it already filled. With
-        several source cells for a colour, each may also be named alone ('from')."""
+        several source cells for a colour (`multi`: for some colour), each may also be named
+        alone ('from')."""
         area = player.area
         cubes = area.cubes
         made: Mapping[tuple[Pos, int, Pos | None], Dry | Roast]
@@ -605,15 +628,16 @@ class CafeState(State):
             made, plain, target_kind = _ROASTS, _ROASTS_INTO, _ROAST
         can_start = player.ap > 0
         open_here = player.open_kind is kind
-        groups = area.groups()
-        open_group, open_cells, open_colours = (
-            player.open_group,
-            player.open_cells,
-            player.open_colours,
-        )
+        if open_here:
+            groups = area.groups()
+            open_group, open_cells, open_colours = (
+                player.open_group,
+                player.open_cells,
+                player.open_colours,
+            )
         items = list(sources.items())
         # with one source cell per colour, the steps into an empty cell are the plain ones
-        colours = None if any(len(srcs) > 1 for _, srcs in items) else list(sources)
+        colours = None if multi else list(sources)
         for pos in area.cells_of(target_kind):
             held = cubes.get(pos)
             if held is None:
@@ -644,11 +668,14 @@ class CafeState(State):
         area = player.area
         colour = area.cubes[roast][0]
         out: list[CafeAction] = [
-            _DELIVERS[roast, shop.anchor] for shop in player.area.shops if shop.needs(colour) > 0
+            _DELIVERS[roast, shop.anchor]
+            for shop in area.shops
+            if shop.available and shop.spec.requires[colour] > shop.cubes[colour]  # needs it
         ]
-        out.extend(
-            _DELIVERS[roast, pos] for pos in area.cells_of(_ESPRESSO) if pos not in area.cubes
-        )
+        espresso = area.cells_of(_ESPRESSO)
+        if espresso:
+            cubes = area.cubes
+            out += [_DELIVERS[roast, pos] for pos in espresso if pos not in cubes]
         out.append(_DELIVERS[roast, None])
         return out
 
@@ -776,8 +803,10 @@ class CafeState(State):
 
     def _after_step(self, seat: int) -> None:
         player = self.players[seat]
-        if player.pending_supply and not self._supply_choice_pending(player):
+        if player.pending_supply and not any(self.supply):
             player.pending_supply = ()  # the supply ran dry: nothing left to choose
+        if player.ap > 0:
+            return  # the seat's turn goes on, and so does the round
         self._finish_if_stuck(player)
         self._end_round_if_done()
 
