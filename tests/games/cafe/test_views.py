@@ -26,6 +26,7 @@ from tests.games.view_checks import (
     check_view_basics,
     check_view_is_a_copy,
     strings_in,
+    walk,
 )
 
 DECK = default_deck()
@@ -230,6 +231,26 @@ def test_the_documented_example_position() -> None:
 
 def test_views_are_copies() -> None:
     check_view_is_a_copy(new_state(3, 2, {"promos": ["atlas"]}))
+
+
+def test_a_changed_view_changes_no_other_game() -> None:
+    """The parts of an area's JSON kept between calls (position.py, in `area.memo`, which
+    the copies of a start area share) are never handed out: a caller that changes every
+    list and object of a view at any depth changes no later view or position of any game
+    (it once reached the next game's cell positions, `[0, 0, "junk"]`)."""
+    fresh = new_state(3, 2, {"promos": ["atlas"]})
+    # as text: a document that shared its lists with the kept parts would change with them
+    position, view = json.dumps(fresh.to_json()), json.dumps(fresh.view(0))
+    for state in (new_state(3, 2, {"promos": ["atlas"]}), new_state(3, 2, {"promos": ["atlas"]})):
+        for changed in (state.view(None), state.view(1), state.to_json()):
+            for _, value in list(walk(changed)):
+                if isinstance(value, list):
+                    value.append("junk")
+                elif isinstance(value, dict):
+                    value["junk"] = 1
+    later = new_state(3, 2, {"promos": ["atlas"]})
+    assert json.dumps(later.to_json()) == position and json.dumps(later.view(0)) == view
+    assert json.dumps(fresh.to_json()) == position and json.dumps(fresh.view(0)) == view
 
 
 @pytest.mark.parametrize("seat", [2, -1, True, "0", 0.0])

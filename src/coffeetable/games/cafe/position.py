@@ -121,12 +121,13 @@ def _area_to_json(area: BusinessArea) -> dict[str, Any]:
     cubes = area.cubes
     for pos, static in _cells_json(area):
         entry = static.copy()
+        entry["at"] = [pos[0], pos[1]]  # a list of the caller's own, like the entry
         held = cubes.get(pos)
         if held is not None:
             entry["cubes"] = COLOURS[held[0]] * held[1]
         cells.append(entry)
     return {
-        "cards": [entry.copy() for entry in _cards_json(area)],
+        "cards": [{**entry, "at": entry["at"].copy()} for entry in _cards_json(area)],
         "cells": cells,
         "shops": _shops_json(area),
     }
@@ -135,7 +136,8 @@ def _area_to_json(area: BusinessArea) -> dict[str, Any]:
 def _cells_json(area: BusinessArea) -> list[tuple[Pos, dict[str, Any]]]:
     """Each visible cell, in order, with the part of its JSON that only the cells decide
     (all but its cubes): made once per version of the cells and kept in `area.memo`, which
-    a placement renews. Callers copy the entries (the output is the caller's to change)."""
+    a placement renews. Callers copy the entries and their `at` lists (the output is the
+    caller's to change, at any depth: the copies of a start area share this memo)."""
     made: list[tuple[Pos, dict[str, Any]]] | None = area.memo.get("position cells")
     if made is None:
         made = []
@@ -155,7 +157,7 @@ def _cells_json(area: BusinessArea) -> list[tuple[Pos, dict[str, Any]]]:
 
 def _cards_json(area: BusinessArea) -> list[dict[str, Any]]:
     """The placed cards' JSON, kept in `area.memo` for this `layout()` (renewed by a
-    placement). Callers copy the entries."""
+    placement). Callers copy the entries and their `at` lists."""
     layout = area.layout()
     known = area.memo.get("position cards")
     if known is None or known[0] is not layout:
