@@ -284,3 +284,19 @@ def finished_record(
         state.apply(seat, action)
     out: dict[str, Any] = record.to_json(state)
     return out
+
+
+def server_tracebacks(log: str) -> list[str]:
+    """The tracebacks in a server's log, but for one that is no server's: a bot pool's worker
+    process that the server was killed while starting (SIGKILL mid-spawn) finds its parent's
+    pipe closed before any of our code runs and Python prints that in multiprocessing's own
+    `spawn_main` ("EOFError: Ran out of input"); the worker then ends, as it should."""
+    found = []
+    for block in log.split("Traceback (most recent call last):")[1:]:
+        lines = block.splitlines()[:12]
+        if any("in spawn_main" in line for line in lines) and any(
+            line.startswith("EOFError: Ran out of input") for line in lines
+        ):
+            continue
+        found.append(block[:2000])
+    return found

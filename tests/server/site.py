@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.server.live import ServerProcess, free_port
+from tests.server.live import ServerProcess, free_port, server_tracebacks
 
 REQUIRE_ENV = "COFFEETABLE_REQUIRE_SITE"
 #: The Redis database the site tests use (they empty it): 9, or 9 + N for pytest-xdist's
@@ -268,7 +268,7 @@ class Site:
         finally:
             logs = self.logs()
             self.stop()
-            assert "Traceback" not in logs, logs[-8000:]
+            assert not server_tracebacks(logs), logs[-8000:]
 
     def kill_node(self, index: int) -> None:
         """kill -9 a node."""

@@ -42,7 +42,7 @@ from coffeetable.core.registry import find_game
 from coffeetable.server.auth import SESSION_COOKIE
 from coffeetable.server.storage.backends import open_storage
 from tests.server.conftest import REQUIRE_ENV, _drop_schema, _postgres_schema_url
-from tests.server.live import Player, ServerProcess
+from tests.server.live import Player, ServerProcess, server_tracebacks
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 
@@ -445,4 +445,25 @@ def test_kill_the_server_at_random_and_lose_nothing(db_url: str, tmp_path: Path)
                 person.stop.set()
         server.stop()
     log = server.log_text()
-    assert "Traceback" not in log, log[-8000:]
+    assert not server_tracebacks(log), log[-8000:]
+
+
+def test_only_a_half_spawned_workers_traceback_is_let_through() -> None:
+    """`server_tracebacks` lets through only a worker killed mid-spawn (seen in CI)."""
+    spawn = (
+        "Traceback (most recent call last):\n"
+        '  File "<string>", line 1, in <module>\n'
+        '  File "/usr/lib/python3.11/multiprocessing/spawn.py", line 122, in spawn_main\n'
+        "    exitcode = _main(fd, parent_sentinel)\n"
+        '  File "/usr/lib/python3.11/multiprocessing/spawn.py", line 130, in _main\n'
+        "    preparation_data = reduction.pickle.load(from_parent)\n"
+        "EOFError: Ran out of input\n"
+    )
+    server = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/coffeetable/server/match.py", line 1, in act\n'
+        "EOFError: Ran out of input\n"
+    )
+    assert server_tracebacks("INFO: started\n" + spawn + "INFO: more\n") == []
+    assert len(server_tracebacks(spawn + server)) == 1
+    assert len(server_tracebacks("INFO\n" + server)) == 1

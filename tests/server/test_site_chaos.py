@@ -23,7 +23,7 @@ from websockets.sync.client import connect
 
 from coffeetable.core.registry import find_game
 from coffeetable.server.auth import SESSION_COOKIE
-from tests.server.live import Player
+from tests.server.live import Player, server_tracebacks
 from tests.server.site import Site
 
 pytestmark = [pytest.mark.server, pytest.mark.slow]
@@ -261,4 +261,4 @@ def test_kill_nodes_and_workers_at_random_and_lose_nothing(
             person.stop.set()
         logs = site.logs()
         site.stop()
-    assert "Traceback" not in logs, logs[-8000:]
+    assert not server_tracebacks(logs), logs[-8000:]
