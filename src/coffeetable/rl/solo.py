@@ -26,7 +26,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -79,7 +79,6 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
         self.max_steps = max_steps
         self.actions: CafeActionSpace = action_space(self.game)  # type: ignore[assignment]
         self.observer = observer(self.game)  # each seat's tensor kept, updated
-        self._scores: CafeObserver = self.observer  # type: ignore[assignment]
         self.observation = self.observer.observe
         self.observation_space = observation_box(self.game, 1)  # type: ignore[assignment]
         self.action_space = MaskedDiscrete(self.actions.size)
@@ -115,7 +114,7 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
     def score(self) -> int:
         """The score as if the game ended now (the observer's, computed again only when the
         area or warehouse changed)."""
-        return self._scores.score(self.state, 0).total  # type: ignore[arg-type]
+        return cast(CafeObserver, self.observer).score(self.state, 0).total  # type: ignore[arg-type]
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """The legal actions now as booleans (sb3-contrib's `MaskablePPO` convention); the

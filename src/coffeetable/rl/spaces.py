@@ -296,10 +296,6 @@ class CafeActionSpace(_Base):
         if not actions:
             return {}
         frame = _frame_of(state, seat)  # type: ignore[arg-type]
-        if type(actions[0]) is cafe.Place:  # the placements, inline (a few dozen at a time)
-            places = self._places(frame, actions)
-            if places is not None:
-                return places
         encoders = self._encoders
         try:  # the encoders called directly (one call per action fewer than `_encode`)
             return {encoders[type(a)](frame, a): a for a in actions}
@@ -322,22 +318,6 @@ class CafeActionSpace(_Base):
     # than the rest of the encoding); a cell outside the area raises KeyError
     def _take_index(self, frame: _Frame, a: cafe.Take) -> int:
         return self._take + self.card_index[a.card] * PAYS + (5 if a.discard else a.pay + 1)
-
-    def _places(self, frame: _Frame, actions: list[Action]) -> dict[int, Action] | None:
-        """`legal` for a list of placements, as `_place_index` computes each one; None when
-        the list holds anything else or a corner outside the frame (then the general path
-        encodes them, or raises)."""
-        r0, c0 = frame.origin
-        base = self._place
-        out: dict[int, Action] = {}
-        for a in actions:
-            if type(a) is not cafe.Place:
-                return None
-            row, col = a.row - r0, a.col - c0
-            if not (0 <= row < GRID and 0 <= col < GRID):
-                return None
-            out[base + (a.rotation * GRID + row) * GRID + col] = a
-        return out
 
     def _place_index(self, frame: _Frame, a: cafe.Place) -> int:
         row, col = a.row - frame.origin[0], a.col - frame.origin[1]

@@ -396,13 +396,16 @@ class CafeState(State):
             self._start_turns()
 
     def card_is_free(self, seat: int, card: CardSpec) -> bool:
-        return self.rules.advanced or not card.has_cup or self.players[seat].area.ships >= 2
+        return not card.has_cup or self._cup_cards_free(self.players[seat])
+
+    def _cup_cards_free(self, player: PlayerState) -> bool:
+        """Whether every card is free for `player`, a card with a cup too (`card_is_free`)."""
+        return self.rules.advanced or player.area.ships >= 2
 
     def _legal_takes(self, seat: int) -> list[Action]:
         player = self.players[seat]
         warehouse = player.warehouse
-        # `card_is_free`, read once for the whole display
-        free = self.rules.advanced or player.area.ships >= 2
+        free = self._cup_cards_free(player)  # `card_is_free`, read once for the display
         by_id = self.game.deck.card
         takes: list[Action] = []
         for card_id in self.display:
@@ -524,7 +527,7 @@ class CafeState(State):
         area = player.area
         if player.pending_deliver is not None:
             return self._deliveries(player, player.pending_deliver)
-        if any(player.pending_fill) or (player.pending_supply and any(self.supply)):
+        if any(player.pending_fill) or self._supply_choice_pending(player):
             return self._fills(player)
         # One pass over the cubes: sources per colour for Dry and Roast, loaded roast cells,
         # clearable cells (all in row-major order, so the listing is canonical).
