@@ -380,6 +380,7 @@ def _serve(args: argparse.Namespace) -> int:
     from coffeetable.server.http_limits import header_timeout_protocol
     from coffeetable.server.node import database_guard
     from coffeetable.server.storage import DatabaseURLError, default_database_url, engine_for_url
+    from coffeetable.server.websocket_deflate import DeflateWebSocketProtocol
 
     if not 1 <= args.port <= 65535:
         raise DataError(f"--port must be 1..65535, not {args.port}")
@@ -444,6 +445,7 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         log_level="info",
         ws_max_size=64 * 1024,
+        ws=DeflateWebSocketProtocol,  # permessage-deflate with a window an update fits in
         # X-Forwarded-* only from the proxies the operator lists (uvicorn's own default
         # trusts 127.0.0.1, so a forged header from loopback would pick any address)
         proxy_headers=bool(args.trusted_proxy),
