@@ -417,3 +417,38 @@ def test_search_key_tells_positions_apart_exactly(name: str, players: int) -> No
             step += 1
     assert pairs > 1000
     assert merged > 0  # transpositions do occur, and are recognised
+
+
+@pytest.mark.parametrize(("name", "players"), cases())
+def test_say_of_a_listed_action_is_its_sentence_without_checking_it(
+    name: str, players: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`say(seat, action, listed=True)`, the caller's word that the action is from
+    `legal_actions(seat)` (a server's legal list), is the same sentence as `say(seat,
+    action)`, and the game words it without listing or canonicalising actions again."""
+    game = find_game(name)
+    state = game.new_initial_state(players, 5)
+    rng = random.Random(5)
+    cls = type(state)
+    steps = 0
+    while not state.is_over():
+        current = sorted(state.current_seats())
+        listed = {seat: state.legal_actions(seat) for seat in current}
+        expected = {
+            seat: [state.say(seat, action).to_json() for action in actions]
+            for seat, actions in listed.items()
+        }
+
+        def refuse(*args: object, **kwargs: object) -> object:
+            raise AssertionError("a listed action was checked again")
+
+        with monkeypatch.context() as patched:
+            for method in ("legal_actions", "canonical_action"):
+                patched.setattr(cls, method, refuse)
+            for seat, actions in listed.items():
+                said = [state.say(seat, a, listed=True).to_json() for a in actions]
+                assert said == expected[seat]
+        seat = rng.choice(current)
+        state.apply(seat, rng.choice(listed[seat]))
+        steps += 1
+    assert steps > 10

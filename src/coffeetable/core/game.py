@@ -203,11 +203,16 @@ class State(ABC):
         returns the action's notation."""
         return action.notation()
 
-    def say(self, seat: int, action: Action) -> Say:
+    def say(self, seat: int, action: Action, *, listed: bool = False) -> Say:
         """The sentence of `describe` as data: a message key and its parameters
         (`coffeetable.core.say`), for a game log in any language. The same rules as
         `describe` (public information only, deterministic, never raises). Games override
-        this together with `describe`; the base version is "plays NOTATION"."""
+        this together with `describe`; the base version is "plays NOTATION".
+
+        `listed=True` is the caller's word that `action` is an element of
+        `self.legal_actions(seat)` (a server that picked it from the list it sent), so a
+        game may word it without checking its legality again; the sentence is the same as
+        without it (tests/test_conformance.py). With anything else it is a caller's bug."""
         return Say("log.plays", {"notation": action.notation()})
 
     def played_by_engine(

@@ -102,9 +102,11 @@ def describe(state: CafeState, seat: int, action: Action) -> str:
     return render(say(state, seat, action), TEMPLATES)
 
 
-def say(state: CafeState, seat: int, action: Action) -> Say:
-    """The sentence of `describe` as a key and parameters (`coffeetable.core.say`)."""
-    legal = _legal_form(state, seat, action)
+def say(state: CafeState, seat: int, action: Action, *, listed: bool = False) -> Say:
+    """The sentence of `describe` as a key and parameters (`coffeetable.core.say`);
+    `listed`: `action` is an element of `state.legal_actions(seat)`, so legal and canonical
+    as it stands (`State.say`)."""
+    legal = action if listed else _legal_form(state, seat, action)
     if legal is None:
         return Say("log.plays", {"notation": action.notation()})
     player = state.players[seat]

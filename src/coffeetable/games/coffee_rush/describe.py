@@ -87,11 +87,15 @@ def describe(state: RushState, seat: int, action: Action) -> str:
     return render(say(state, seat, action), TEMPLATES)
 
 
-def say(state: RushState, seat: int, action: Action) -> Say:
-    """The sentence of `describe` as a key and parameters (`coffeetable.core.say`)."""
+def say(state: RushState, seat: int, action: Action, *, listed: bool = False) -> Say:
+    """The sentence of `describe` as a key and parameters (`coffeetable.core.say`);
+    `listed`: `action` is an element of `state.legal_actions(seat)`, so a legal, canonical
+    step as it stands (`State.say`)."""
     if isinstance(action, Turn):
         return _turn(state, seat, action)
-    legal = _legal_form(state, seat, action)
+    legal = (
+        action if listed and isinstance(action, RushAction) else _legal_form(state, seat, action)
+    )
     if legal is None:
         return _generic(action)
     return _step_say(state, seat, legal)
