@@ -911,11 +911,12 @@ class CafeState(State):
 
         return describe(self, seat, action)
 
-    def say(self, seat: int, action: Action) -> Say:
-        """`describe`'s sentence as a message key and parameters (for other languages)."""
+    def say(self, seat: int, action: Action, *, listed: bool = False) -> Say:
+        """`describe`'s sentence as a message key and parameters (for other languages);
+        `listed`: `action` is from `legal_actions(seat)` (`State.say`)."""
         from coffeetable.games.cafe.describe import say
 
-        return say(self, seat, action)
+        return say(self, seat, action, listed=listed)
 
     def may_take_back(self, seat: int, action: Action, after: Any = None) -> bool:
         """Ruling UNDO1: only a step of the action phase that leaves the seat in its action

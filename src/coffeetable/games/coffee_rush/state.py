@@ -383,11 +383,12 @@ class RushState(State):
 
         return describe(self, seat, action)
 
-    def say(self, seat: int, action: Action) -> Say:
-        """`describe`'s sentence as a message key and parameters (for other languages)."""
+    def say(self, seat: int, action: Action, *, listed: bool = False) -> Say:
+        """`describe`'s sentence as a message key and parameters (for other languages);
+        `listed`: `action` is from `legal_actions(seat)` (`State.say`)."""
         from coffeetable.games.coffee_rush.describe import say
 
-        return say(self, seat, action)
+        return say(self, seat, action, listed=listed)
 
     def played_by_engine(
         self, seat: int, action: Action, previous: tuple[int, Action] | None
