@@ -104,6 +104,10 @@ async def test_moves_from_the_legal_list_play_as_checked_moves_do(
             # the new state came from the unchecked apply (the rules may use the checked one
             # on their own trial copies, e.g. in `may_take_back`)
             assert all(state is not live.state for state in checked)
+            # the log's sentence, worded without checking the listed move, is the one
+            # `say` words after checking it
+            said = shadow.say(seat, shadow.game.parse_action(text)).to_json()
+            assert orjson.loads(live.log[-1][2])["say"] == said
             shadow.apply(seat, shadow.game.parse_action(text))
             assert live.state.to_json() == shadow.to_json()
             for client in clients:

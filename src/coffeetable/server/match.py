@@ -524,7 +524,7 @@ class MatchService:
             except CoffeetableError as exc:
                 raise ProtocolError(ErrorCode.ILLEGAL, str(exc)) from None
             try:
-                await self.commit(live, seat, played, after)
+                await self.commit(live, seat, played, after, listed=picked is not None)
             except StaleVersionError as exc:
                 # another node stored a move first: this node catches up, the client too
                 await self.resync(live)
@@ -650,10 +650,13 @@ class MatchService:
         (another node that loads it charges the time since)."""
         return {**clock.snapshot(), "wall_time": time.time()}
 
-    async def commit(self, live: LiveTable, seat: int, action: Any, after: State) -> None:
+    async def commit(
+        self, live: LiveTable, seat: int, action: Any, after: State, *, listed: bool = False
+    ) -> None:
         """Store the action, then make it the table's state, tell this node's clients and
         publish it (lock held). `StaleVersionError` if another move was stored first; then
-        nothing changed here."""
+        nothing changed here. `listed`: the action is from the legal list of the table's
+        state (its sentence is written without checking it again, `State.say`)."""
         meta = live.meta
         changes: TableChanges = {}
         offer = abandon.offer_of(meta)
@@ -681,7 +684,9 @@ class MatchService:
         revision = stored.table_revision
         if revision is None:
             revision = meta.revision + 1
-        await self._moved(live, seat, action, after, stored.version, revision, dict(changes))
+        await self._moved(
+            live, seat, action, after, stored.version, revision, dict(changes), listed=listed
+        )
         await self.bus.publish(
             table_topic(meta.id),
             {
@@ -708,6 +713,7 @@ class MatchService:
         revision: int,
         changes: dict[str, Any],
         local: bool = True,
+        listed: bool = False,
     ) -> None:
         """A move stored (by this node, `local`, or another): make it the table's state and
         tell this node's clients."""
@@ -717,7 +723,11 @@ class MatchService:
         live.state = after
         # the stored table is now exactly this (no need to read it back)
         live.meta = dataclasses.replace(meta, version=version, revision=revision, **changes)
-        said = self._say(live, before_state, seat, action) if before_state is not None else None
+        said = (
+            self._say(live, before_state, seat, action, listed)
+            if before_state is not None
+            else None
+        )
         # the totals before the move are those its state had after the move before (kept)
         known_state, known = live.totals
         before = None
@@ -784,12 +794,13 @@ class MatchService:
             await self.storage.apply_rating_changes(meta.game, meta.id, new)
 
     def _say(
-        self, live: LiveTable, before: State, seat: int, action: Any
+        self, live: LiveTable, before: State, seat: int, action: Any, listed: bool = False
     ) -> tuple[str, dict[str, Any]] | None:
         """The move's sentence in English and as a message key with parameters (`State.say`
-        on the state before it); None when it cannot be written."""
+        on the state before it, `listed` if the action is from its legal list); None when
+        it cannot be written."""
         try:
-            sentence = before.say(seat, action)
+            sentence = before.say(seat, action, listed=True) if listed else before.say(seat, action)
             return render_say(sentence, live.game.log_templates), sentence.to_json()
         except Exception:  # the move is stored already: a log-text bug must not stop it
             log.exception("describe failed at table %s", live.meta.id)
