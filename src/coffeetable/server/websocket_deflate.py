@@ -29,7 +29,7 @@ def deflate_factory() -> ServerPerMessageDeflateFactory:
     )
 
 
-class DeflateWebSocketProtocol(WebSocketsSansIOProtocol):  # type: ignore[misc]
+class DeflateWebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's WebSocket protocol (`uvicorn.Config(ws=...)`) with `deflate_factory`'s
     compression in place of uvicorn's own (none when `ws_per_message_deflate` is off)."""
 
