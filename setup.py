@@ -24,6 +24,8 @@ COMPILED = [
     "src/coffeetable/games/cafe/actions.py",
     "src/coffeetable/games/cafe/area.py",
     "src/coffeetable/games/cafe/state.py",
+    # the RL environments' Café observations (docs/rl.md, "Benchmark")
+    "src/coffeetable/games/cafe/observation.py",
 ]
 
 
