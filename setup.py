@@ -24,8 +24,9 @@ COMPILED = [
     "src/coffeetable/games/cafe/actions.py",
     "src/coffeetable/games/cafe/area.py",
     "src/coffeetable/games/cafe/state.py",
-    # the RL environments' Café observations (docs/rl.md, "Benchmark")
+    # the RL environments' Café observations and action indices (docs/rl.md, "Benchmark")
     "src/coffeetable/games/cafe/observation.py",
+    "src/coffeetable/rl/spaces.py",
 ]
 
 
