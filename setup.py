@@ -9,6 +9,7 @@ compiler or Python's headers (python3-dev) the build warns and installs pure Pyt
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import sys
@@ -25,6 +26,14 @@ COMPILED = [
     "src/coffeetable/games/cafe/area.py",
     "src/coffeetable/games/cafe/state.py",
 ]
+# the RL environments' Café observations and action indices (docs/rl.md, "Benchmark"), when
+# what they import is installed (the `rl` extra): mypyc type-checks a module against its
+# imports, so without NumPy or Gymnasium (a server's install) it would fail the whole build
+COMPILED_RL = [
+    "src/coffeetable/games/cafe/observation.py",
+    "src/coffeetable/rl/spaces.py",
+]
+RL_IMPORTS = ("numpy", "gymnasium")
 
 
 def _extensions() -> list[object]:
@@ -47,7 +56,10 @@ def _extensions() -> list[object]:
             file=sys.stderr,
         )
         return []
-    return list(mypycify(COMPILED, opt_level="3"))
+    modules = COMPILED.copy()
+    if all(importlib.util.find_spec(name) is not None for name in RL_IMPORTS):
+        modules += COMPILED_RL
+    return list(mypycify(modules, opt_level="3"))
 
 
 setup(ext_modules=_extensions())

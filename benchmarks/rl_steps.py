@@ -17,12 +17,13 @@ PettingZoo's classic environments import pygame: `pip install -e '.[rl,bench]'`.
 
 `--against DIR` compares two versions of the code instead (before / after a change): the
 environment rows (and tic-tac-toe) are measured in two worker processes, one importing
-coffeetable from DIR/src (A) and one from this checkout (B), alternately (A then B, then B
+coffeetable from DIR/src (A) and one from this checkout (B; `--b DIR2`: from DIR2/src, e.g. a
+tree built with `COFFEETABLE_COMPILE=1 python setup.py build_ext --inplace`), alternately (A then B, then B
 then A in the next repeat), so that each pair is taken moments apart on a shared, noisy
 machine; the table gives the median rates, the median of the per-pair ratios B/A, and each
 side's median ratio to its own tic-tac-toe.
 
-Usage: python3 benchmarks/rl_steps.py [--seconds 1.5] [--repeats 5] [--against DIR]
+Usage: python3 benchmarks/rl_steps.py [--seconds 1.5] [--repeats 5] [--against DIR [--b DIR2]]
 """
 
 from __future__ import annotations
@@ -190,9 +191,10 @@ def worker() -> None:
         print(rate, flush=True)
 
 
-def against(other: Path, repeats: int, seconds: float) -> None:
-    """A (coffeetable from `other`/src) against B (this checkout), alternately (module doc)."""
-    here = Path(__file__).resolve().parents[1]
+def against(other: Path, repeats: int, seconds: float, mine: Path | None = None) -> None:
+    """A (coffeetable from `other`/src) against B (this checkout, or `mine`/src), alternately
+    (module doc)."""
+    here = (mine or Path(__file__).resolve().parents[1]).resolve()
     procs = {}
     for side, root in (("A", other.resolve()), ("B", here)):
         env = dict(os.environ, PYTHONPATH=str(root / "src"))
@@ -245,13 +247,18 @@ def against(other: Path, repeats: int, seconds: float) -> None:
 def main() -> None:
     parser = arguments(__doc__, 1.5, 5)
     parser.add_argument("--against", type=Path, help="another checkout: compare A/B")
+    parser.add_argument(
+        "--b",
+        type=Path,
+        help="with --against: B's checkout (default this one), e.g. a compiled build",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker()
         return
     if args.against is not None:
-        against(args.against, args.repeats, args.seconds)
+        against(args.against, args.repeats, args.seconds, args.b)
         return
     secs = args.seconds
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, SupportsIndex
 
 import gymnasium
 import numpy as np
@@ -64,22 +64,22 @@ CAFE_ENGINE_CODE_BOUND = 163_942_390
 class ActionSpace(Protocol):
     size: int
 
-    def legal(self, state: State, seat: int) -> dict[int, Action]: ...
+    def legal(self, state: State, seat: SupportsIndex) -> dict[int, Action]: ...
 
-    def mask(self, state: State, seat: int) -> Mask: ...
+    def mask(self, state: State, seat: SupportsIndex) -> Mask: ...
 
-    def encode(self, state: State, seat: int, action: Action) -> int: ...
+    def encode(self, state: State, seat: SupportsIndex, action: Action) -> int: ...
 
-    def decode(self, state: State, seat: int, index: int) -> Action: ...
+    def decode(self, state: State, seat: SupportsIndex, index: SupportsIndex) -> Action: ...
 
 
 class _Base:
     size: int
 
-    def legal(self, state: State, seat: int) -> dict[int, Action]:
+    def legal(self, state: State, seat: SupportsIndex) -> dict[int, Action]:
         raise NotImplementedError
 
-    def mask(self, state: State, seat: int) -> Mask:
+    def mask(self, state: State, seat: SupportsIndex) -> Mask:
         """The legal actions of `seat` as an int8 vector of `size` (1: legal)."""
         mask: Mask = self.mask_of(self.legal(state, seat))
         return mask
@@ -139,20 +139,20 @@ class RushActionSpace(_Base):
         #: function of the action's value, and equal actions have equal codes)
         self._codes: dict[Action, int] = {}
 
-    def legal(self, state: State, seat: int) -> dict[int, Action]:
+    def legal(self, state: State, seat: SupportsIndex) -> dict[int, Action]:
         codes = self._codes
         out: dict[int, Action] = {}
-        for a in state.legal_actions(seat):
+        for a in state.legal_actions(operator.index(seat)):
             code = codes.get(a)
             if code is None:
                 code = codes[a] = self.game.encode_action(a)
             out[code] = a
         return out
 
-    def encode(self, state: State, seat: int, action: Action) -> int:
+    def encode(self, state: State, seat: SupportsIndex, action: Action) -> int:
         return self.game.encode_action(action)
 
-    def decode(self, state: State, seat: int, index: int) -> Action:
+    def decode(self, state: State, seat: SupportsIndex, index: SupportsIndex) -> Action:
         return self.game.decode_action(int(index))
 
 
@@ -251,7 +251,7 @@ class CafeActionSpace(_Base):
         }
 
     # --- state-independent structure -------------------------------------------------------
-    def split(self, index: int) -> tuple[str, tuple[int, ...]]:
+    def split(self, index: SupportsIndex) -> tuple[str, tuple[int, ...]]:
         """The kind of an index and its fields, without a state: take (card, pay), place
         (rotation, row, col), produce/clear (slot,), fill (slot, colour or -1), dry/roast
         (target, colour, source or -1), deliver (source, destination slot or -1 for the
@@ -289,7 +289,7 @@ class CafeActionSpace(_Base):
         return kind, ()
 
     # --- with a state ----------------------------------------------------------------------
-    def legal(self, state: State, seat: int) -> dict[int, Action]:
+    def legal(self, state: State, seat: SupportsIndex) -> dict[int, Action]:
         # a NumPy integer too (a batch's seats); a compiled engine (mypyc) takes only int
         seat = operator.index(seat)
         actions = state.legal_actions(seat)
@@ -302,9 +302,10 @@ class CafeActionSpace(_Base):
         except KeyError:
             return {self._encode(frame, a): a for a in actions}  # raises NotationError
 
-    def encode(self, state: State, seat: int, action: Action) -> int:
+    def encode(self, state: State, seat: SupportsIndex, action: Action) -> int:
         """The index of `action` (in its canonical spelling) for `seat` in `state`. Raises
         NotationError for an action that has no index here (a cell outside the area)."""
+        seat = operator.index(seat)
         return self._encode(_frame_of(state, seat), state.canonical_action(seat, action))  # type: ignore[arg-type]
 
     def _encode(self, frame: _Frame, action: Action) -> int:
@@ -352,7 +353,7 @@ class CafeActionSpace(_Base):
         ship = 0 if a.ship is None else frame.slot_of[a.ship] + 1
         return self._bid + a.colour * (S + 1) + ship
 
-    def decode(self, state: State, seat: int, index: int) -> Action:
+    def decode(self, state: State, seat: SupportsIndex, index: SupportsIndex) -> Action:
         """The engine action that `index` names for `seat` in `state` (it may be illegal).
         Raises NotationError for an index out of range or naming an empty slot."""
         kind, f = self.split(index)
@@ -369,7 +370,7 @@ class CafeActionSpace(_Base):
             return cafe.BidDone()
         if kind == "pass":
             return cafe.Pass()
-        frame = _frame_of(state, seat)  # type: ignore[arg-type]
+        frame = _frame_of(state, operator.index(seat))  # type: ignore[arg-type]
 
         def cell(slot: int) -> Pos:
             if not 0 <= slot < len(frame.slots):
@@ -397,7 +398,7 @@ class CafeActionSpace(_Base):
             return cafe.Deliver(cell(f[0]), maybe(f[1]))
         return cafe.Bid(f[0], maybe(f[1]))
 
-    def engine_code(self, state: State, seat: int, index: int) -> int:
+    def engine_code(self, state: State, seat: SupportsIndex, index: SupportsIndex) -> int:
         """The engine's stable code (`game.encode_action`) of the action `index` names."""
         return self.game.encode_action(self.decode(state, seat, index))
 
