@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any
+from typing import Any, Final
 
 from coffeetable.games.cafe.deck import (
     BEAN_LIKE,
@@ -25,7 +25,7 @@ from coffeetable.games.cafe.deck import (
 Pos = tuple[int, int]
 #: Coordinates must stay within [-COORD_LIMIT, COORD_LIMIT); eight placements reach 17 cells
 #: from the start card at most, so this bounds every real game (and the action encoding).
-COORD_LIMIT = 20
+COORD_LIMIT: Final = 20
 
 
 def rotated_cells(rotation: int) -> tuple[tuple[int, int, int, int], ...]:
@@ -46,28 +46,28 @@ def rotated_cells(rotation: int) -> tuple[tuple[int, int, int, int], ...]:
     return tuple(sorted(out))
 
 
-ROTATIONS = tuple(rotated_cells(k) for k in range(4))
+ROTATIONS: Final = tuple(rotated_cells(k) for k in range(4))
 #: Footprint offsets per rotation (rotations 0/2 and 1/3 share a footprint).
-FOOTPRINTS = tuple(tuple((dr, dc) for dr, dc, _, _ in cells) for cells in ROTATIONS)
+FOOTPRINTS: Final = tuple(tuple((dr, dc) for dr, dc, _, _ in cells) for cells in ROTATIONS)
 #: Footprints are numbered for the placement bookkeeping: footprint (shape, row, col), shape
 #: 0 for rotations 0/2 and 1 for 1/3, (row, col) its top-left cell, is number
 #: shape * _SPAN**2 + (row + _OFF) * _SPAN + (col + _OFF). Every footprint that can cover a
 #: cell of the grid has a number (its top-left lies at most 2 cells above or left of it).
-_OFF = COORD_LIMIT + COLS - 1
-_SPAN = COORD_LIMIT + _OFF
-_FOOTPRINTS = 2 * _SPAN * _SPAN
+_OFF: Final = COORD_LIMIT + COLS - 1
+_SPAN: Final = COORD_LIMIT + _OFF
+_FOOTPRINTS: Final = 2 * _SPAN * _SPAN
 #: Per shape, the numbers to subtract from a cell's own number (shape 0's numbering) to get
 #: the footprints of that shape containing it.
-_CONTAINING = tuple(
+_CONTAINING: Final = tuple(
     tuple(dr * _SPAN + dc - shape * _SPAN * _SPAN for dr, dc in FOOTPRINTS[shape])
     for shape in (0, 1)
 )
-_CONTAINING_ALL = _CONTAINING[0] + _CONTAINING[1]
+_CONTAINING_ALL: Final = _CONTAINING[0] + _CONTAINING[1]
 
 
 #: Per footprint number: its two placements (row, col, rotation), or None when it does not
 #: lie inside the playable grid.
-_PAIRS: tuple[tuple[tuple[int, int, int], tuple[int, int, int]] | None, ...] = tuple(
+_PAIRS: Final[tuple[tuple[tuple[int, int, int], tuple[int, int, int]] | None, ...]] = tuple(
     ((r, c, shape), (r, c, shape + 2))
     if r + (ROWS, COLS)[shape] <= COORD_LIMIT
     and c + (COLS, ROWS)[shape] <= COORD_LIMIT
@@ -79,9 +79,9 @@ _PAIRS: tuple[tuple[tuple[int, int, int], tuple[int, int, int]] | None, ...] = t
 )
 #: `_Footprints.cover` packs a footprint's coverage as COVERED * visible cells + cups (at
 #: most 6 of each, so a byte holds it).
-COVERED = 16
+COVERED: Final = 16
 #: Per packed value: 1 when the footprint fits (2-4 visible cells), else 0.
-_FIT = bytes(int(2 <= value // COVERED <= 4) for value in range(256))
+_FIT: Final = bytes(int(2 <= value // COVERED <= 4) for value in range(256))
 
 
 #: A change to the footprints: (base, ((offset, delta), ...)), each footprint numbered
@@ -114,9 +114,9 @@ class _CardChanges(dict[tuple[int, int], tuple[tuple[int, int], ...]]):
         return found
 
 
-_CARD_CHANGES = _CardChanges()
+_CARD_CHANGES: Final = _CardChanges()
 #: Per delta of one cell: the change of the footprints containing it, offset from its number.
-_CELL_CHANGES = {
+_CELL_CHANGES: Final = {
     delta: tuple((-off, delta) for off in _CONTAINING_ALL)
     for delta in (-1, 1, COVERED, COVERED + 1)
 }
@@ -139,9 +139,11 @@ def _footprint(row: int, col: int, rotation: int) -> int:
 
 
 #: Action families: cells of one family that touch orthogonally form one group.
-_FAMILY = {kind: 1 for kind in BEAN_LIKE} | {CellKind.DRY: 2, CellKind.ROAST: 3}
-_FAMILY_KINDS = tuple(_FAMILY.items())
-_SHOP = CellKind.SHOP
+_FAMILY: Final = {kind: 1 for kind in BEAN_LIKE} | {CellKind.DRY: 2, CellKind.ROAST: 3}
+_FAMILY_KINDS: Final = tuple(_FAMILY.items())
+_SHOP: Final = CellKind.SHOP
+_CUP: Final = CellKind.CUP
+_SHIP: Final = CellKind.SHIP
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +208,7 @@ class _Footprints:
         return _Footprints(cover, ordered)
 
 
-_NO_FOOTPRINTS = _Footprints(bytearray(_FOOTPRINTS), [])
+_NO_FOOTPRINTS: Final = _Footprints(bytearray(_FOOTPRINTS), [])
 
 
 def _rekind(
@@ -339,7 +341,7 @@ class BusinessArea:
         """Put a cell on top at `pos`; a shop cell belongs to area shop `shop_id`."""
         self._own()
         old = self.top.get(pos)
-        delta = (cell.kind is CellKind.CUP) - (old is not None and old.kind is CellKind.CUP)
+        delta = (cell.kind is _CUP) - (old is not None and old.kind is _CUP)
         if old is None:
             delta += COVERED
         if delta:
@@ -419,7 +421,7 @@ class BusinessArea:
         to_warehouse = [0, 0, 0, 0]
         new_shop_cells: dict[str, list[Pos]] = {}
         top, cubes, shop_at = self.top, self.cubes, self.shop_at
-        cup, ship = CellKind.CUP, CellKind.SHIP
+        cup, ship = _CUP, _SHIP
         new = 0  # a bit per card cell put on an empty position
         pending = self._pending
         changed: list[tuple[Pos, CellKind | None, CellKind]] = []  # (cell, kind before, after)

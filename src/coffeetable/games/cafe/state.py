@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import chain, combinations_with_replacement
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.game import Action, ScoreBreakdown, Shuffler, State
@@ -44,9 +44,9 @@ from coffeetable.games.cafe.variant import CafeRules
 if TYPE_CHECKING:
     from coffeetable.games.cafe.game import CafeGame
 
-CUBES_PER_COLOUR = 35
-MAX_AP = 8
-ROUNDS = 8
+CUBES_PER_COLOUR: Final = 35
+MAX_AP: Final = 8
+ROUNDS: Final = 8
 SOLO_RATINGS = (
     (41, "Seriously?"),
     (36, "Incredible"),
@@ -84,12 +84,25 @@ class OpenKind(IntEnum):
 
 # Enum members read as module globals in the hot paths: on CPython 3.11 `Stage.ACT` costs
 # about three times a global read, and a playout reads dozens per step.
-_DRAFT, _TURNS, _OVER, _AUCTION = Phase.DRAFT, Phase.TURNS, Phase.OVER, Phase.AUCTION
-_WAIT, _PLACE, _ACT, _DONE = Stage.WAIT, Stage.PLACE, Stage.ACT, Stage.DONE
-_OPEN_NONE, _OPEN_DRY = OpenKind.NONE, OpenKind.DRY
-_OPEN_ROAST, _OPEN_DELIVER = OpenKind.ROAST, OpenKind.DELIVER
-_BEAN, _DRY, _ROAST, _SHIP = CellKind.BEAN, CellKind.DRY, CellKind.ROAST, CellKind.SHIP
-_ESPRESSO, _SUPPLY, _BONUS = CellKind.ESPRESSO, CellKind.SUPPLY, CellKind.BONUS
+_DRAFT: Final = Phase.DRAFT
+_TURNS: Final = Phase.TURNS
+_OVER: Final = Phase.OVER
+_AUCTION: Final = Phase.AUCTION
+_WAIT: Final = Stage.WAIT
+_PLACE: Final = Stage.PLACE
+_ACT: Final = Stage.ACT
+_DONE: Final = Stage.DONE
+_OPEN_NONE: Final = OpenKind.NONE
+_OPEN_DRY: Final = OpenKind.DRY
+_OPEN_ROAST: Final = OpenKind.ROAST
+_OPEN_DELIVER: Final = OpenKind.DELIVER
+_BEAN: Final = CellKind.BEAN
+_DRY: Final = CellKind.DRY
+_ROAST: Final = CellKind.ROAST
+_SHIP: Final = CellKind.SHIP
+_ESPRESSO: Final = CellKind.ESPRESSO
+_SUPPLY: Final = CellKind.SUPPLY
+_BONUS: Final = CellKind.BONUS
 
 
 @dataclass(slots=True)
@@ -1008,10 +1021,10 @@ class CafeState(State):
         return out
 
 
-_MOVING = (_PLACE, _ACT)  # the stages of a seat that may act in the turns phase
-_END = End()
-_PASS = Pass()
-_BID_DONE = BidDone()
+_MOVING: Final = (_PLACE, _ACT)  # the stages of a seat that may act in the turns phase
+_END: Final = End()
+_PASS: Final = Pass()
+_BID_DONE: Final = BidDone()
 K = TypeVar("K", bound=Hashable)
 A = TypeVar("A")
 
@@ -1031,29 +1044,29 @@ class _Interned(dict[K, A]):
         return action
 
 
-_TAKES: _Interned[tuple[str, int, bool], Take] = _Interned(lambda k: Take(*k))
-_PLACES: _Interned[tuple[int, int, int], Place] = _Interned(lambda k: Place(*k))
-_PLACE_PAIRS: _Interned[int, tuple[Place, Place]] = _Interned(
+_TAKES: Final[_Interned[tuple[str, int, bool], Take]] = _Interned(lambda k: Take(*k))
+_PLACES: Final[_Interned[tuple[int, int, int], Place]] = _Interned(lambda k: Place(*k))
+_PLACE_PAIRS: Final[_Interned[int, tuple[Place, Place]]] = _Interned(
     lambda key: (_PLACES[footprint_placements(key)[0]], _PLACES[footprint_placements(key)[1]])
 )
-_PRODUCES: _Interned[Pos, Produce] = _Interned(Produce)
-_CLEARS: _Interned[Pos, Clear] = _Interned(Clear)
-_FILLS: _Interned[tuple[Pos, int], Fill] = _Interned(lambda k: Fill(*k))
-_DRIES: _Interned[tuple[Pos, int, Pos | None], Dry] = _Interned(lambda k: Dry(*k))
-_ROASTS: _Interned[tuple[Pos, int, Pos | None], Roast] = _Interned(lambda k: Roast(*k))
+_PRODUCES: Final[_Interned[Pos, Produce]] = _Interned(Produce)
+_CLEARS: Final[_Interned[Pos, Clear]] = _Interned(Clear)
+_FILLS: Final[_Interned[tuple[Pos, int], Fill]] = _Interned(lambda k: Fill(*k))
+_DRIES: Final[_Interned[tuple[Pos, int, Pos | None], Dry]] = _Interned(lambda k: Dry(*k))
+_ROASTS: Final[_Interned[tuple[Pos, int, Pos | None], Roast]] = _Interned(lambda k: Roast(*k))
 #: per cell, the Dry (Roast) into it of each colour, from every source cell
-_DRIES_INTO: _Interned[Pos, tuple[Dry, ...]] = _Interned(
+_DRIES_INTO: Final[_Interned[Pos, tuple[Dry, ...]]] = _Interned(
     lambda pos: tuple(_DRIES[pos, colour, None] for colour in range(4))
 )
-_ROASTS_INTO: _Interned[Pos, tuple[Roast, ...]] = _Interned(
+_ROASTS_INTO: Final[_Interned[Pos, tuple[Roast, ...]]] = _Interned(
     lambda pos: tuple(_ROASTS[pos, colour, None] for colour in range(4))
 )
-_DELIVERS: _Interned[tuple[Pos, Pos | None], Deliver] = _Interned(lambda k: Deliver(*k))
-_BIDS: _Interned[tuple[int, Pos | None], Bid] = _Interned(lambda k: Bid(*k))
+_DELIVERS: Final[_Interned[tuple[Pos, Pos | None], Deliver]] = _Interned(lambda k: Deliver(*k))
+_BIDS: Final[_Interned[tuple[int, Pos | None], Bid]] = _Interned(lambda k: Bid(*k))
 
 
 #: The cells a Dry or a Roast takes its cubes from (`_source_cells`, `_open_action_continues`).
-_SOURCE_KINDS = {_OPEN_DRY: BEAN_LIKE, _OPEN_ROAST: frozenset({_DRY})}
+_SOURCE_KINDS: Final = {_OPEN_DRY: BEAN_LIKE, _OPEN_ROAST: frozenset({_DRY})}
 
 
 def _player_key(p: PlayerState) -> Hashable:
@@ -1123,7 +1136,7 @@ def solo_rating(total: int) -> str:
     return SOLO_RATINGS[-1][1]
 
 
-_APPLY: dict[type, Any] = {
+_APPLY: Final[dict[type, Any]] = {
     Take: CafeState._apply_take,
     Place: CafeState._apply_place,
     Produce: CafeState._apply_produce,
