@@ -8,6 +8,8 @@ Skipped when the engine is not compiled, unless `COFFEETABLE_REQUIRE_COMPILED=1`
 
 from __future__ import annotations
 
+import ast
+import importlib
 import os
 import subprocess
 import sys
@@ -57,3 +59,17 @@ def test_compiled_engine_plays_exactly_as_its_source() -> None:
     ).stdout.splitlines()
     assert len(compiled) > 10_000  # 1 game in each of 18 configurations
     assert compiled == pure
+
+
+def test_every_listed_module_is_compiled() -> None:
+    """A compiled installation compiles every module of setup.py's `COMPILED` (deck.py too,
+    whose cells a playout reads in every step)."""
+    if not _compiled():
+        pytest.skip("the Café engine is not compiled (setup.py: COFFEETABLE_COMPILE=1)")
+    setup = (Path(__file__).resolve().parents[3] / "setup.py").read_text()
+    listed = ast.literal_eval(setup.split("COMPILED = ", 1)[1].split("]", 1)[0] + "]")
+    assert "src/coffeetable/games/cafe/deck.py" in listed
+    for path in listed:
+        name = path.removeprefix("src/").removesuffix(".py").replace("/", ".")
+        module = importlib.import_module(name)
+        assert not (module.__file__ or "").endswith(".py"), module.__file__
