@@ -495,12 +495,11 @@ class BusinessArea:
         kinds = self._kinds
         if kinds is None:
             kinds = self.kinds()
-        cells: list[tuple[Pos, int]] = []
+        family: dict[Pos, int] = {}  # family cell -> its family
         for kind, fam in _FAMILY_KINDS:
             found = kinds.get(kind)
             if found is not None:
-                cells += [(pos, fam) for pos in found]
-        cells.sort()
+                family.update(dict.fromkeys(found, fam))
         # per family cell: its box [family, members, parent box or None, members not in
         # row-major order]; the previous row's and this row's boxes by column
         boxes: list[list[Any]] = []
@@ -508,7 +507,8 @@ class BusinessArea:
         here: dict[int, list[Any]] = {}
         row = None
         left_col = left = None
-        for pos, fam in cells:
+        for pos in sorted(family):  # (the cells alone: pairs would compare cells twice)
+            fam = family[pos]
             r, c = pos
             if r != row:
                 above = here if row is not None and r == row + 1 else {}

@@ -550,7 +550,9 @@ class CafeState(State):
         beans = dries = 0  # source cells: more than colours when a colour has several
         loaded_roasts: list[Pos] = []
         clearable: list[Pos] = []
-        for pos, held in sorted(area.cubes.items()):
+        cubes = area.cubes
+        for pos in sorted(cubes):  # (the keys alone: pairs compare their cells twice)
+            held = cubes[pos]
             kind = top[pos].kind
             if kind in BEAN_LIKE:
                 bean_src.setdefault(held[0], []).append(pos)
