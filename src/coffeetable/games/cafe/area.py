@@ -23,6 +23,10 @@ from coffeetable.games.cafe.deck import (
 )
 
 Pos = tuple[int, int]
+#: A position in the hot loops that only pass cells on (as dict keys, into lists): the
+#: compiled build keeps a `Pos` as two unboxed ints and makes a new tuple each time one is used
+#: as a key or stored, where an `Any` position stays the same object (pure Python: no change).
+PosObj = Any
 #: Coordinates must stay within [-COORD_LIMIT, COORD_LIMIT); eight placements reach 17 cells
 #: from the start card at most, so this bounds every real game (and the action encoding).
 COORD_LIMIT: Final = 20
@@ -77,6 +81,9 @@ _PAIRS: Final[tuple[tuple[tuple[int, int, int], tuple[int, int, int]] | None, ..
     for r in range(-_OFF, COORD_LIMIT)
     for c in range(-_OFF, COORD_LIMIT)
 )
+#: Per footprint number: 1 when it lies inside the playable grid (`_PAIRS` not None; a flat
+#: table: the compiled build checks every element of a `_PAIRS` entry it reads).
+_INSIDE: Final = bytes(pair is not None for pair in _PAIRS)
 #: `_Footprints.cover` packs a footprint's coverage as COVERED * visible cells + cups (at
 #: most 6 of each, so a byte holds it).
 COVERED: Final = 16
@@ -193,7 +200,7 @@ class _Footprints:
         footprints that start or stop fitting go into or out of the ordered list in place
         (a placement changes about a dozen of the hundred or more that fit)."""
         cover, ordered = bytearray(self.cover), self.ordered.copy()
-        pairs, fit = _PAIRS, _FIT
+        inside, fit = _INSIDE, _FIT
         for base, deltas in changes:
             for off, delta in deltas:
                 key = base + off
@@ -201,9 +208,9 @@ class _Footprints:
                 after = cover[key] = before + delta
                 if fit[after] != fit[before]:  # it fits now, or no longer does
                     if not fit[after]:
-                        if pairs[key]:
+                        if inside[key]:
                             del ordered[bisect_left(ordered, key)]
-                    elif pairs[key]:
+                    elif inside[key]:
                         insort(ordered, key)
         return _Footprints(cover, ordered)
 
@@ -212,8 +219,8 @@ _NO_FOOTPRINTS: Final = _Footprints(bytearray(_FOOTPRINTS), [])
 
 
 def _rekind(
-    kinds: dict[CellKind, list[Pos]], changed: list[tuple[Pos, CellKind | None, CellKind]]
-) -> dict[CellKind, list[Pos]]:
+    kinds: dict[CellKind, list[PosObj]], changed: list[tuple[PosObj, CellKind | None, CellKind]]
+) -> dict[CellKind, list[PosObj]]:
     """`BusinessArea.kinds` after cells changed kind (a new dict: the old one may be shared
     by a copy, and so may its lists, which are copied before they change)."""
     out = dict(kinds)
@@ -419,14 +426,16 @@ class BusinessArea:
         self._own()
         returned = [0, 0, 0, 0]
         to_warehouse = [0, 0, 0, 0]
-        new_shop_cells: dict[str, list[Pos]] = {}
-        top, cubes, shop_at = self.top, self.cubes, self.shop_at
+        new_shop_cells: dict[str, list[PosObj]] = {}
+        top: dict[PosObj, CellSpec] = self.top
+        cubes: dict[PosObj, tuple[int, int]] = self.cubes
+        shop_at: dict[PosObj, int] = self.shop_at
         cup, ship = _CUP, _SHIP
         new = 0  # a bit per card cell put on an empty position
         pending = self._pending
-        changed: list[tuple[Pos, CellKind | None, CellKind]] = []  # (cell, kind before, after)
+        changed: list[tuple[PosObj, CellKind | None, CellKind]] = []  # (cell, before, after)
         for i, (dr, dc, cr, cc) in enumerate(ROTATIONS[rotation]):
-            pos = (row + dr, col + dc)
+            pos: PosObj = (row + dr, col + dc)
             cell = card.cells[cr][cc]
             old = top.get(pos)
             if old is None or old.kind is not cell.kind:
@@ -495,7 +504,7 @@ class BusinessArea:
         kinds = self._kinds
         if kinds is None:
             kinds = self.kinds()
-        family: dict[Pos, int] = {}  # family cell -> its family
+        family: dict[PosObj, int] = {}  # family cell -> its family
         for kind, fam in _FAMILY_KINDS:
             found = kinds.get(kind)
             if found is not None:
@@ -509,7 +518,8 @@ class BusinessArea:
         left_col = left = None
         for pos in sorted(family):  # (the cells alone: pairs would compare cells twice)
             fam = family[pos]
-            r, c = pos
+            r: int = pos[0]
+            c: int = pos[1]
             if r != row:
                 above = here if row is not None and r == row + 1 else {}
                 here = {}
@@ -544,9 +554,9 @@ class BusinessArea:
                 box[1].append(pos)
             here[c] = left = box
             left_col = c
-        out: dict[Pos, tuple[Pos, ...]] = {}
-        beans: list[tuple[Pos, tuple[tuple[Pos, int], ...]]] = []
-        top = self.top
+        out: dict[PosObj, tuple[PosObj, ...]] = {}
+        beans: list[tuple[PosObj, tuple[tuple[PosObj, int], ...]]] = []
+        top: dict[PosObj, CellSpec] = self.top
         for fam, members, parent, merged in boxes:
             if parent is not None:
                 continue  # merged into another box

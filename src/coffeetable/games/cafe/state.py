@@ -33,11 +33,12 @@ from coffeetable.games.cafe.actions import (
     Roast,
     Take,
 )
-from coffeetable.games.cafe.area import AreaShop, BusinessArea, Pos, footprint_placements
+from coffeetable.games.cafe.area import AreaShop, BusinessArea, Pos, PosObj, footprint_placements
 from coffeetable.games.cafe.deck import (
     BEAN_LIKE,
     CardSpec,
     CellKind,
+    CellSpec,
 )
 from coffeetable.games.cafe.variant import CafeRules
 
@@ -544,13 +545,13 @@ class CafeState(State):
             return self._fills(player)
         # One pass over the cubes: sources per colour for Dry and Roast, loaded roast cells,
         # clearable cells (all in row-major order, so the listing is canonical).
-        top = area.top
-        bean_src: dict[int, list[Pos]] = {}
-        dry_src: dict[int, list[Pos]] = {}
+        top: dict[PosObj, CellSpec] = area.top
+        bean_src: dict[int, list[PosObj]] = {}
+        dry_src: dict[int, list[PosObj]] = {}
         beans = dries = 0  # source cells: more than colours when a colour has several
-        loaded_roasts: list[Pos] = []
-        clearable: list[Pos] = []
-        cubes = area.cubes
+        loaded_roasts: list[PosObj] = []
+        clearable: list[PosObj] = []
+        cubes: dict[PosObj, tuple[int, int]] = area.cubes
         for pos in sorted(cubes):  # (the keys alone: pairs compare their cells twice)
             held = cubes[pos]
             kind = top[pos].kind
@@ -587,10 +588,12 @@ class CafeState(State):
         order of the first such cell, or of the groups' first cells in an area with bonus or
         supply cells (added to `out`)."""
         area = player.area
-        found: list[tuple[Pos, Pos]] = []  # (first cell that would receive a cube, group)
-        cubes, supply = area.cubes, self.supply
+        found: list[tuple[PosObj, PosObj]] = []  # (first cell that would receive a cube, group)
+        cubes: dict[PosObj, tuple[int, int]] = area.cubes
+        supply = self.supply
         any_supply = any(supply)
-        for anchor, cells in area.bean_groups():
+        groups: list[tuple[PosObj, tuple[tuple[PosObj, int], ...]]] = area.bean_groups()
+        for anchor, cells in groups:
             for pos, colour in cells:
                 if pos not in cubes and (supply[colour] if colour >= 0 else any_supply):
                     found.append((pos, anchor))
@@ -628,7 +631,7 @@ class CafeState(State):
         self,
         player: PlayerState,
         kind: OpenKind,
-        sources: dict[int, list[Pos]],
+        sources: dict[int, list[PosObj]],
         multi: bool,
         out: list[CafeAction],
     ) -> None:
@@ -637,9 +640,9 @@ class CafeState(State):
         several source cells for a colour (`multi`: for some colour), each may also be named
         alone ('from')."""
         area = player.area
-        cubes = area.cubes
-        made: Mapping[tuple[Pos, int, Pos | None], Dry | Roast]
-        plain: Mapping[Pos, tuple[Dry | Roast, ...]]
+        cubes: dict[PosObj, tuple[int, int]] = area.cubes
+        made: Mapping[tuple[PosObj, int, PosObj], Dry | Roast]
+        plain: Mapping[PosObj, tuple[Dry | Roast, ...]]
         if kind is _OPEN_DRY:
             made, plain, target_kind = _DRIES, _DRIES_INTO, _DRY
         else:
@@ -647,7 +650,7 @@ class CafeState(State):
         can_start = player.ap > 0
         open_here = player.open_kind is kind
         if open_here:
-            groups = area.groups()
+            groups: dict[PosObj, tuple[PosObj, ...]] = area.groups()
             open_group, open_cells, open_colours = (
                 player.open_group,
                 player.open_cells,
@@ -656,7 +659,8 @@ class CafeState(State):
         items = list(sources.items())
         # with one source cell per colour, the steps into an empty cell are the plain ones
         colours = None if multi else list(sources)
-        for pos in area.cells_of(target_kind):
+        targets: list[PosObj] = area.cells_of(target_kind)
+        for pos in targets:
             held = cubes.get(pos)
             if held is None:
                 into = plain[pos]
@@ -682,7 +686,7 @@ class CafeState(State):
                 if len(srcs) > 1:
                     out += [made[pos, held[0], s] for s in srcs]
 
-    def _deliveries(self, player: PlayerState, roast: Pos) -> list[CafeAction]:
+    def _deliveries(self, player: PlayerState, roast: PosObj) -> list[CafeAction]:
         area = player.area
         colour = area.cubes[roast][0]
         out: list[CafeAction] = [
@@ -690,9 +694,9 @@ class CafeState(State):
             for shop in area.shops
             if shop.available and shop.spec.requires[colour] > shop.cubes[colour]  # needs it
         ]
-        espresso = area.cells_of(_ESPRESSO)
+        espresso: list[PosObj] = area.cells_of(_ESPRESSO)
         if espresso:
-            cubes = area.cubes
+            cubes: dict[PosObj, tuple[int, int]] = area.cubes
             out += [_DELIVERS[roast, pos] for pos in espresso if pos not in cubes]
         out.append(_DELIVERS[roast, None])
         return out
