@@ -704,10 +704,11 @@ class CafeState(State):
     def transfer_costs_ap(self, player: PlayerState, action: Dry | Roast) -> bool:
         kind = _OPEN_DRY if isinstance(action, Dry) else _OPEN_ROAST
         area = player.area
-        if player.open_kind is not kind or area.groups()[action.to] != player.open_group:
+        to: PosObj = action.to
+        if player.open_kind is not kind or area.groups()[to] != player.open_group:
             return True
-        if action.to in player.open_cells:
-            return action.to not in area.cubes  # refilling a cleared cell is a new action
+        if to in player.open_cells:
+            return to not in area.cubes  # refilling a cleared cell is a new action
         return bool(player.open_colours >> action.colour & 1)
 
     def _apply_produce(self, seat: int, action: Produce) -> None:
@@ -715,10 +716,11 @@ class CafeState(State):
         area = player.area
         player.ap -= 1
         player.close_action()
-        group = area.groups()[action.at]
-        top, cubes = area.top, area.cubes
-        wanted: list[list[Pos]] = [[], [], [], []]  # one entry per cube a cell should get
-        supply_cells: list[Pos] = []
+        group: tuple[PosObj, ...] = area.groups()[action.at]
+        top: dict[PosObj, CellSpec] = area.top
+        cubes: dict[PosObj, tuple[int, int]] = area.cubes
+        wanted: list[list[PosObj]] = [[], [], [], []]  # one entry per cube a cell should get
+        supply_cells: list[PosObj] = []
         for pos in group:
             if pos in cubes:
                 continue  # cells holding cubes are skipped (clear them first)
@@ -769,17 +771,20 @@ class CafeState(State):
         player = self.players[seat]
         area = player.area
         kind = _OPEN_DRY if isinstance(action, Dry) else _OPEN_ROAST
+        to: PosObj = action.to
+        cubes: dict[PosObj, tuple[int, int]] = area.cubes
         if self.transfer_costs_ap(player, action):
             player.ap -= 1
             player.close_action()
             player.open_kind = kind
-            player.open_group = area.groups()[action.to]
+            player.open_group = area.groups()[to]
         player.open_colours |= 1 << action.colour
-        player.open_cells = player.open_cells | {action.to}
-        srcs = [action.source] if action.source is not None else _source_cells(area, action)
-        moved = sum(area.cubes.pop(pos)[1] for pos in srcs)
-        before = area.cubes.get(action.to, (action.colour, 0))[1]
-        area.cubes[action.to] = (action.colour, before + moved)
+        player.open_cells = player.open_cells | {to}
+        source: PosObj = action.source
+        srcs = [source] if source is not None else _source_cells(area, action)
+        moved = sum(cubes.pop(pos)[1] for pos in srcs)
+        before = cubes.get(to, (action.colour, 0))[1]
+        cubes[to] = (action.colour, before + moved)
         self._after_step(seat)
 
     def _apply_deliver(self, seat: int, action: Deliver) -> None:
@@ -789,25 +794,28 @@ class CafeState(State):
             player.ap -= 1
             player.close_action()
             player.open_kind = _OPEN_DELIVER
-        colour, n = area.cubes[action.source]
+        source: PosObj = action.source
+        to: PosObj = action.to
+        cubes: dict[PosObj, tuple[int, int]] = area.cubes
+        colour, n = cubes[source]
         if n > 1:
-            area.cubes[action.source] = (colour, n - 1)
-            player.pending_deliver = action.source
+            cubes[source] = (colour, n - 1)
+            player.pending_deliver = source
         else:
-            del area.cubes[action.source]
+            del cubes[source]
             player.pending_deliver = None
-        if action.to is None:
+        if to is None:
             player.warehouse[colour] += 1
             self.supply[colour] += 1  # off the cells; warehouse cubes do not count (Ruling S1)
-        elif action.to not in area.shop_at:  # an espresso cell (stays on the cells)
-            area.cubes[action.to] = (colour, 1)
+        elif to not in area.shop_at:  # an espresso cell (stays on the cells)
+            cubes[to] = (colour, 1)
         else:
-            sid = area.shop_at[action.to]
+            sid = area.shop_at[to]
             shop = area.shops[sid]
-            cubes = list(shop.cubes)
-            cubes[colour] += 1
+            held = list(shop.cubes)
+            held[colour] += 1
             area.shops[sid] = AreaShop(
-                shop.spec, shop.cells, (cubes[0], cubes[1], cubes[2], cubes[3]), True, shop.card
+                shop.spec, shop.cells, (held[0], held[1], held[2], held[3]), True, shop.card
             )
         self._after_step(seat)
 
@@ -852,14 +860,16 @@ class CafeState(State):
         step left, which `_legal_steps` would list, other than a Clear or the End. It is
         what that listing decides, without building it (this runs after every step)."""
         area = player.area
-        top, cubes = area.top, area.cubes
+        top: dict[PosObj, CellSpec] = area.top
+        cubes: dict[PosObj, tuple[int, int]] = area.cubes
         if player.open_kind is _OPEN_DELIVER:
             return any(top[pos].kind is _ROAST for pos in cubes)
         source_kinds = _SOURCE_KINDS[player.open_kind]
         colours = {colour for pos, (colour, _) in cubes.items() if top[pos].kind in source_kinds}
         if not colours:
             return False
-        for pos in player.open_group:  # the open action's target cells
+        targets: tuple[PosObj, ...] = player.open_group  # the open action's target cells
+        for pos in targets:
             held = cubes.get(pos)
             if held is None:
                 if pos not in player.open_cells and any(
@@ -1096,13 +1106,14 @@ def _player_key(p: PlayerState) -> Hashable:
     )
 
 
-def _source_cells(area: BusinessArea, action: Dry | Roast) -> list[Pos]:
+def _source_cells(area: BusinessArea, action: Dry | Roast) -> list[PosObj]:
     """The cells a Dry (bean-like cells) or Roast (dry cells) takes `action.colour` from."""
-    top = area.top
+    top: dict[PosObj, CellSpec] = area.top
+    cubes: dict[PosObj, tuple[int, int]] = area.cubes
     kinds = _SOURCE_KINDS[_OPEN_DRY if isinstance(action, Dry) else _OPEN_ROAST]
     return [
         pos
-        for pos, (colour, _) in area.cubes.items()
+        for pos, (colour, _) in cubes.items()
         if colour == action.colour and top[pos].kind in kinds
     ]
 
