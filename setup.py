@@ -24,6 +24,7 @@ COMPILED = [
     "src/coffeetable/core/rng.py",
     "src/coffeetable/games/cafe/actions.py",
     "src/coffeetable/games/cafe/area.py",
+    "src/coffeetable/games/cafe/deck.py",
     "src/coffeetable/games/cafe/state.py",
 ]
 # the RL environments' Café observations and action indices (docs/rl.md, "Benchmark"), when

@@ -8,6 +8,9 @@ Skipped when the engine is not compiled, unless `COFFEETABLE_REQUIRE_COMPILED=1`
 
 from __future__ import annotations
 
+import ast
+import importlib
+import importlib.util
 import os
 import subprocess
 import sys
@@ -57,3 +60,22 @@ def test_compiled_engine_plays_exactly_as_its_source() -> None:
     ).stdout.splitlines()
     assert len(compiled) > 10_000  # 1 game in each of 18 configurations
     assert compiled == pure
+
+
+def test_every_listed_module_is_compiled() -> None:
+    """A compiled installation compiles every module of setup.py's `COMPILED` (deck.py too,
+    whose cells a playout reads in every step)."""
+    if not _compiled():
+        pytest.skip("the Café engine is not compiled (setup.py: COFFEETABLE_COMPILE=1)")
+    setup = (Path(__file__).resolve().parents[3] / "setup.py").read_text()
+    listed = ast.literal_eval(setup.split("COMPILED = ", 1)[1].split("]", 1)[0] + "]")
+    assert "src/coffeetable/games/cafe/deck.py" in listed
+    # the RL modules too, where what they import is installed (as in .ci/run)
+    if all(importlib.util.find_spec(name) is not None for name in ("numpy", "gymnasium")):
+        rl = ast.literal_eval(setup.split("COMPILED_RL = ", 1)[1].split("]", 1)[0] + "]")
+        assert "src/coffeetable/rl/spaces.py" in rl
+        listed += rl
+    for path in listed:
+        name = path.removeprefix("src/").removesuffix(".py").replace("/", ".")
+        module = importlib.import_module(name)
+        assert not (module.__file__ or "").endswith(".py"), module.__file__

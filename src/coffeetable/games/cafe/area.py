@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any
+from typing import Any, Final
 
 from coffeetable.games.cafe.deck import (
     BEAN_LIKE,
@@ -23,9 +23,13 @@ from coffeetable.games.cafe.deck import (
 )
 
 Pos = tuple[int, int]
+#: A position in the hot loops that only pass cells on (as dict keys, into lists): the
+#: compiled build keeps a `Pos` as two unboxed ints and makes a new tuple each time one is used
+#: as a key or stored, where an `Any` position stays the same object (pure Python: no change).
+PosObj = Any
 #: Coordinates must stay within [-COORD_LIMIT, COORD_LIMIT); eight placements reach 17 cells
 #: from the start card at most, so this bounds every real game (and the action encoding).
-COORD_LIMIT = 20
+COORD_LIMIT: Final = 20
 
 
 def rotated_cells(rotation: int) -> tuple[tuple[int, int, int, int], ...]:
@@ -46,28 +50,28 @@ def rotated_cells(rotation: int) -> tuple[tuple[int, int, int, int], ...]:
     return tuple(sorted(out))
 
 
-ROTATIONS = tuple(rotated_cells(k) for k in range(4))
+ROTATIONS: Final = tuple(rotated_cells(k) for k in range(4))
 #: Footprint offsets per rotation (rotations 0/2 and 1/3 share a footprint).
-FOOTPRINTS = tuple(tuple((dr, dc) for dr, dc, _, _ in cells) for cells in ROTATIONS)
+FOOTPRINTS: Final = tuple(tuple((dr, dc) for dr, dc, _, _ in cells) for cells in ROTATIONS)
 #: Footprints are numbered for the placement bookkeeping: footprint (shape, row, col), shape
 #: 0 for rotations 0/2 and 1 for 1/3, (row, col) its top-left cell, is number
 #: shape * _SPAN**2 + (row + _OFF) * _SPAN + (col + _OFF). Every footprint that can cover a
 #: cell of the grid has a number (its top-left lies at most 2 cells above or left of it).
-_OFF = COORD_LIMIT + COLS - 1
-_SPAN = COORD_LIMIT + _OFF
-_FOOTPRINTS = 2 * _SPAN * _SPAN
+_OFF: Final = COORD_LIMIT + COLS - 1
+_SPAN: Final = COORD_LIMIT + _OFF
+_FOOTPRINTS: Final = 2 * _SPAN * _SPAN
 #: Per shape, the numbers to subtract from a cell's own number (shape 0's numbering) to get
 #: the footprints of that shape containing it.
-_CONTAINING = tuple(
+_CONTAINING: Final = tuple(
     tuple(dr * _SPAN + dc - shape * _SPAN * _SPAN for dr, dc in FOOTPRINTS[shape])
     for shape in (0, 1)
 )
-_CONTAINING_ALL = _CONTAINING[0] + _CONTAINING[1]
+_CONTAINING_ALL: Final = _CONTAINING[0] + _CONTAINING[1]
 
 
 #: Per footprint number: its two placements (row, col, rotation), or None when it does not
 #: lie inside the playable grid.
-_PAIRS: tuple[tuple[tuple[int, int, int], tuple[int, int, int]] | None, ...] = tuple(
+_PAIRS: Final[tuple[tuple[tuple[int, int, int], tuple[int, int, int]] | None, ...]] = tuple(
     ((r, c, shape), (r, c, shape + 2))
     if r + (ROWS, COLS)[shape] <= COORD_LIMIT
     and c + (COLS, ROWS)[shape] <= COORD_LIMIT
@@ -77,11 +81,14 @@ _PAIRS: tuple[tuple[tuple[int, int, int], tuple[int, int, int]] | None, ...] = t
     for r in range(-_OFF, COORD_LIMIT)
     for c in range(-_OFF, COORD_LIMIT)
 )
+#: Per footprint number: 1 when it lies inside the playable grid (`_PAIRS` not None; a flat
+#: table: the compiled build checks every element of a `_PAIRS` entry it reads).
+_INSIDE: Final = bytes(pair is not None for pair in _PAIRS)
 #: `_Footprints.cover` packs a footprint's coverage as COVERED * visible cells + cups (at
 #: most 6 of each, so a byte holds it).
-COVERED = 16
+COVERED: Final = 16
 #: Per packed value: 1 when the footprint fits (2-4 visible cells), else 0.
-_FIT = bytes(int(2 <= value // COVERED <= 4) for value in range(256))
+_FIT: Final = bytes(int(2 <= value // COVERED <= 4) for value in range(256))
 
 
 #: A change to the footprints: (base, ((offset, delta), ...)), each footprint numbered
@@ -114,9 +121,9 @@ class _CardChanges(dict[tuple[int, int], tuple[tuple[int, int], ...]]):
         return found
 
 
-_CARD_CHANGES = _CardChanges()
+_CARD_CHANGES: Final = _CardChanges()
 #: Per delta of one cell: the change of the footprints containing it, offset from its number.
-_CELL_CHANGES = {
+_CELL_CHANGES: Final = {
     delta: tuple((-off, delta) for off in _CONTAINING_ALL)
     for delta in (-1, 1, COVERED, COVERED + 1)
 }
@@ -139,9 +146,11 @@ def _footprint(row: int, col: int, rotation: int) -> int:
 
 
 #: Action families: cells of one family that touch orthogonally form one group.
-_FAMILY = {kind: 1 for kind in BEAN_LIKE} | {CellKind.DRY: 2, CellKind.ROAST: 3}
-_FAMILY_KINDS = tuple(_FAMILY.items())
-_SHOP = CellKind.SHOP
+_FAMILY: Final = {kind: 1 for kind in BEAN_LIKE} | {CellKind.DRY: 2, CellKind.ROAST: 3}
+_FAMILY_KINDS: Final = tuple(_FAMILY.items())
+_SHOP: Final = CellKind.SHOP
+_CUP: Final = CellKind.CUP
+_SHIP: Final = CellKind.SHIP
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +200,7 @@ class _Footprints:
         footprints that start or stop fitting go into or out of the ordered list in place
         (a placement changes about a dozen of the hundred or more that fit)."""
         cover, ordered = bytearray(self.cover), self.ordered.copy()
-        pairs, fit = _PAIRS, _FIT
+        inside, fit = _INSIDE, _FIT
         for base, deltas in changes:
             for off, delta in deltas:
                 key = base + off
@@ -199,19 +208,19 @@ class _Footprints:
                 after = cover[key] = before + delta
                 if fit[after] != fit[before]:  # it fits now, or no longer does
                     if not fit[after]:
-                        if pairs[key]:
+                        if inside[key]:
                             del ordered[bisect_left(ordered, key)]
-                    elif pairs[key]:
+                    elif inside[key]:
                         insort(ordered, key)
         return _Footprints(cover, ordered)
 
 
-_NO_FOOTPRINTS = _Footprints(bytearray(_FOOTPRINTS), [])
+_NO_FOOTPRINTS: Final = _Footprints(bytearray(_FOOTPRINTS), [])
 
 
 def _rekind(
-    kinds: dict[CellKind, list[Pos]], changed: list[tuple[Pos, CellKind | None, CellKind]]
-) -> dict[CellKind, list[Pos]]:
+    kinds: dict[CellKind, list[PosObj]], changed: list[tuple[PosObj, CellKind | None, CellKind]]
+) -> dict[CellKind, list[PosObj]]:
     """`BusinessArea.kinds` after cells changed kind (a new dict: the old one may be shared
     by a copy, and so may its lists, which are copied before they change)."""
     out = dict(kinds)
@@ -339,7 +348,7 @@ class BusinessArea:
         """Put a cell on top at `pos`; a shop cell belongs to area shop `shop_id`."""
         self._own()
         old = self.top.get(pos)
-        delta = (cell.kind is CellKind.CUP) - (old is not None and old.kind is CellKind.CUP)
+        delta = (cell.kind is _CUP) - (old is not None and old.kind is _CUP)
         if old is None:
             delta += COVERED
         if delta:
@@ -417,14 +426,16 @@ class BusinessArea:
         self._own()
         returned = [0, 0, 0, 0]
         to_warehouse = [0, 0, 0, 0]
-        new_shop_cells: dict[str, list[Pos]] = {}
-        top, cubes, shop_at = self.top, self.cubes, self.shop_at
-        cup, ship = CellKind.CUP, CellKind.SHIP
+        new_shop_cells: dict[str, list[PosObj]] = {}
+        top: dict[PosObj, CellSpec] = self.top
+        cubes: dict[PosObj, tuple[int, int]] = self.cubes
+        shop_at: dict[PosObj, int] = self.shop_at
+        cup, ship = _CUP, _SHIP
         new = 0  # a bit per card cell put on an empty position
         pending = self._pending
-        changed: list[tuple[Pos, CellKind | None, CellKind]] = []  # (cell, kind before, after)
+        changed: list[tuple[PosObj, CellKind | None, CellKind]] = []  # (cell, before, after)
         for i, (dr, dc, cr, cc) in enumerate(ROTATIONS[rotation]):
-            pos = (row + dr, col + dc)
+            pos: PosObj = (row + dr, col + dc)
             cell = card.cells[cr][cc]
             old = top.get(pos)
             if old is None or old.kind is not cell.kind:
@@ -493,12 +504,11 @@ class BusinessArea:
         kinds = self._kinds
         if kinds is None:
             kinds = self.kinds()
-        cells: list[tuple[Pos, int]] = []
+        family: dict[PosObj, int] = {}  # family cell -> its family
         for kind, fam in _FAMILY_KINDS:
             found = kinds.get(kind)
             if found is not None:
-                cells += [(pos, fam) for pos in found]
-        cells.sort()
+                family.update(dict.fromkeys(found, fam))
         # per family cell: its box [family, members, parent box or None, members not in
         # row-major order]; the previous row's and this row's boxes by column
         boxes: list[list[Any]] = []
@@ -506,8 +516,10 @@ class BusinessArea:
         here: dict[int, list[Any]] = {}
         row = None
         left_col = left = None
-        for pos, fam in cells:
-            r, c = pos
+        for pos in sorted(family):  # (the cells alone: pairs would compare cells twice)
+            fam = family[pos]
+            r: int = pos[0]
+            c: int = pos[1]
             if r != row:
                 above = here if row is not None and r == row + 1 else {}
                 here = {}
@@ -542,9 +554,9 @@ class BusinessArea:
                 box[1].append(pos)
             here[c] = left = box
             left_col = c
-        out: dict[Pos, tuple[Pos, ...]] = {}
-        beans: list[tuple[Pos, tuple[tuple[Pos, int], ...]]] = []
-        top = self.top
+        out: dict[PosObj, tuple[PosObj, ...]] = {}
+        beans: list[tuple[PosObj, tuple[tuple[PosObj, int], ...]]] = []
+        top: dict[PosObj, CellSpec] = self.top
         for fam, members, parent, merged in boxes:
             if parent is not None:
                 continue  # merged into another box

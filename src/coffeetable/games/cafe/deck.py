@@ -10,7 +10,7 @@ import hashlib
 import tomllib
 from dataclasses import dataclass, field
 from enum import IntEnum
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -170,11 +170,14 @@ class CardSpec:
     company: str | None = None
     star: bool = False
     reconstructed: bool = True
+    #: A card 'shows a cup icon' (must be bought) when it has a cup cell (Ruling C1); read
+    #: from the cells when the card is made (a plain attribute: the compiled build's cards
+    #: have no instance dict for a cached property).
+    has_cup: bool = field(init=False, repr=False, compare=False)
 
-    @cached_property
-    def has_cup(self) -> bool:
-        """A card 'shows a cup icon' (must be bought) when it has a cup cell (Ruling C1)."""
-        return any(cell.kind is CellKind.CUP for row in self.cells for cell in row)
+    def __post_init__(self) -> None:
+        cup = any(cell.kind is CellKind.CUP for row in self.cells for cell in row)
+        object.__setattr__(self, "has_cup", cup)
 
     @property
     def name(self) -> str:
@@ -190,6 +193,9 @@ class Deck:
     cards: tuple[CardSpec, ...]
     digest: str  # sha256 of the file's bytes
     source: str
+    _by_id: dict[str, CardSpec] = field(init=False, repr=False, compare=False)
+    _index: dict[str, int] = field(init=False, repr=False, compare=False)
+    _of_kind: dict[str, tuple[CardSpec, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_id", {c.id: c for c in self.cards})
@@ -201,20 +207,20 @@ class Deck:
 
     def card(self, card_id: str) -> CardSpec:
         try:
-            return self._by_id[card_id]  # type: ignore[attr-defined, no-any-return]
+            return self._by_id[card_id]
         except KeyError:
             raise DataError(f"unknown card id {card_id!r} in deck {self.name!r}") from None
 
     def has_card(self, card_id: str) -> bool:
-        return card_id in self._by_id  # type: ignore[attr-defined]
+        return card_id in self._by_id
 
     def index(self, card_id: str) -> int:
-        return self._index[card_id]  # type: ignore[attr-defined, no-any-return]
+        return self._index[card_id]
 
     def of_kind(self, kind: str) -> list[CardSpec]:
         """The cards of one kind, in deck order (a new list; sorted out once per deck: a
         game's set-up reads it several times)."""
-        return list(self._of_kind.get(kind, ()))  # type: ignore[attr-defined]
+        return list(self._of_kind.get(kind, ()))
 
     def start_card(self, company: str) -> CardSpec:
         for c in self.cards:

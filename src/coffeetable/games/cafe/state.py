@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import chain, combinations_with_replacement
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from coffeetable.core.errors import CoffeetableError
 from coffeetable.core.game import Action, ScoreBreakdown, Shuffler, State
@@ -33,20 +33,21 @@ from coffeetable.games.cafe.actions import (
     Roast,
     Take,
 )
-from coffeetable.games.cafe.area import AreaShop, BusinessArea, Pos, footprint_placements
+from coffeetable.games.cafe.area import AreaShop, BusinessArea, Pos, PosObj, footprint_placements
 from coffeetable.games.cafe.deck import (
     BEAN_LIKE,
     CardSpec,
     CellKind,
+    CellSpec,
 )
 from coffeetable.games.cafe.variant import CafeRules
 
 if TYPE_CHECKING:
     from coffeetable.games.cafe.game import CafeGame
 
-CUBES_PER_COLOUR = 35
-MAX_AP = 8
-ROUNDS = 8
+CUBES_PER_COLOUR: Final = 35
+MAX_AP: Final = 8
+ROUNDS: Final = 8
 SOLO_RATINGS = (
     (41, "Seriously?"),
     (36, "Incredible"),
@@ -84,12 +85,25 @@ class OpenKind(IntEnum):
 
 # Enum members read as module globals in the hot paths: on CPython 3.11 `Stage.ACT` costs
 # about three times a global read, and a playout reads dozens per step.
-_DRAFT, _TURNS, _OVER, _AUCTION = Phase.DRAFT, Phase.TURNS, Phase.OVER, Phase.AUCTION
-_WAIT, _PLACE, _ACT, _DONE = Stage.WAIT, Stage.PLACE, Stage.ACT, Stage.DONE
-_OPEN_NONE, _OPEN_DRY = OpenKind.NONE, OpenKind.DRY
-_OPEN_ROAST, _OPEN_DELIVER = OpenKind.ROAST, OpenKind.DELIVER
-_BEAN, _DRY, _ROAST, _SHIP = CellKind.BEAN, CellKind.DRY, CellKind.ROAST, CellKind.SHIP
-_ESPRESSO, _SUPPLY, _BONUS = CellKind.ESPRESSO, CellKind.SUPPLY, CellKind.BONUS
+_DRAFT: Final = Phase.DRAFT
+_TURNS: Final = Phase.TURNS
+_OVER: Final = Phase.OVER
+_AUCTION: Final = Phase.AUCTION
+_WAIT: Final = Stage.WAIT
+_PLACE: Final = Stage.PLACE
+_ACT: Final = Stage.ACT
+_DONE: Final = Stage.DONE
+_OPEN_NONE: Final = OpenKind.NONE
+_OPEN_DRY: Final = OpenKind.DRY
+_OPEN_ROAST: Final = OpenKind.ROAST
+_OPEN_DELIVER: Final = OpenKind.DELIVER
+_BEAN: Final = CellKind.BEAN
+_DRY: Final = CellKind.DRY
+_ROAST: Final = CellKind.ROAST
+_SHIP: Final = CellKind.SHIP
+_ESPRESSO: Final = CellKind.ESPRESSO
+_SUPPLY: Final = CellKind.SUPPLY
+_BONUS: Final = CellKind.BONUS
 
 
 @dataclass(slots=True)
@@ -531,13 +545,15 @@ class CafeState(State):
             return self._fills(player)
         # One pass over the cubes: sources per colour for Dry and Roast, loaded roast cells,
         # clearable cells (all in row-major order, so the listing is canonical).
-        top = area.top
-        bean_src: dict[int, list[Pos]] = {}
-        dry_src: dict[int, list[Pos]] = {}
+        top: dict[PosObj, CellSpec] = area.top
+        bean_src: dict[int, list[PosObj]] = {}
+        dry_src: dict[int, list[PosObj]] = {}
         beans = dries = 0  # source cells: more than colours when a colour has several
-        loaded_roasts: list[Pos] = []
-        clearable: list[Pos] = []
-        for pos, held in sorted(area.cubes.items()):
+        loaded_roasts: list[PosObj] = []
+        clearable: list[PosObj] = []
+        cubes: dict[PosObj, tuple[int, int]] = area.cubes
+        for pos in sorted(cubes):  # (the keys alone: pairs compare their cells twice)
+            held = cubes[pos]
             kind = top[pos].kind
             if kind in BEAN_LIKE:
                 bean_src.setdefault(held[0], []).append(pos)
@@ -572,10 +588,12 @@ class CafeState(State):
         order of the first such cell, or of the groups' first cells in an area with bonus or
         supply cells (added to `out`)."""
         area = player.area
-        found: list[tuple[Pos, Pos]] = []  # (first cell that would receive a cube, group)
-        cubes, supply = area.cubes, self.supply
+        found: list[tuple[PosObj, PosObj]] = []  # (first cell that would receive a cube, group)
+        cubes: dict[PosObj, tuple[int, int]] = area.cubes
+        supply = self.supply
         any_supply = any(supply)
-        for anchor, cells in area.bean_groups():
+        groups: list[tuple[PosObj, tuple[tuple[PosObj, int], ...]]] = area.bean_groups()
+        for anchor, cells in groups:
             for pos, colour in cells:
                 if pos not in cubes and (supply[colour] if colour >= 0 else any_supply):
                     found.append((pos, anchor))
@@ -613,7 +631,7 @@ class CafeState(State):
         self,
         player: PlayerState,
         kind: OpenKind,
-        sources: dict[int, list[Pos]],
+        sources: dict[int, list[PosObj]],
         multi: bool,
         out: list[CafeAction],
     ) -> None:
@@ -622,9 +640,9 @@ class CafeState(State):
         several source cells for a colour (`multi`: for some colour), each may also be named
         alone ('from')."""
         area = player.area
-        cubes = area.cubes
-        made: Mapping[tuple[Pos, int, Pos | None], Dry | Roast]
-        plain: Mapping[Pos, tuple[Dry | Roast, ...]]
+        cubes: dict[PosObj, tuple[int, int]] = area.cubes
+        made: Mapping[tuple[PosObj, int, PosObj], Dry | Roast]
+        plain: Mapping[PosObj, tuple[Dry | Roast, ...]]
         if kind is _OPEN_DRY:
             made, plain, target_kind = _DRIES, _DRIES_INTO, _DRY
         else:
@@ -632,7 +650,7 @@ class CafeState(State):
         can_start = player.ap > 0
         open_here = player.open_kind is kind
         if open_here:
-            groups = area.groups()
+            groups: dict[PosObj, tuple[PosObj, ...]] = area.groups()
             open_group, open_cells, open_colours = (
                 player.open_group,
                 player.open_cells,
@@ -641,7 +659,8 @@ class CafeState(State):
         items = list(sources.items())
         # with one source cell per colour, the steps into an empty cell are the plain ones
         colours = None if multi else list(sources)
-        for pos in area.cells_of(target_kind):
+        targets: list[PosObj] = area.cells_of(target_kind)
+        for pos in targets:
             held = cubes.get(pos)
             if held is None:
                 into = plain[pos]
@@ -667,7 +686,7 @@ class CafeState(State):
                 if len(srcs) > 1:
                     out += [made[pos, held[0], s] for s in srcs]
 
-    def _deliveries(self, player: PlayerState, roast: Pos) -> list[CafeAction]:
+    def _deliveries(self, player: PlayerState, roast: PosObj) -> list[CafeAction]:
         area = player.area
         colour = area.cubes[roast][0]
         out: list[CafeAction] = [
@@ -675,9 +694,9 @@ class CafeState(State):
             for shop in area.shops
             if shop.available and shop.spec.requires[colour] > shop.cubes[colour]  # needs it
         ]
-        espresso = area.cells_of(_ESPRESSO)
+        espresso: list[PosObj] = area.cells_of(_ESPRESSO)
         if espresso:
-            cubes = area.cubes
+            cubes: dict[PosObj, tuple[int, int]] = area.cubes
             out += [_DELIVERS[roast, pos] for pos in espresso if pos not in cubes]
         out.append(_DELIVERS[roast, None])
         return out
@@ -685,10 +704,11 @@ class CafeState(State):
     def transfer_costs_ap(self, player: PlayerState, action: Dry | Roast) -> bool:
         kind = _OPEN_DRY if isinstance(action, Dry) else _OPEN_ROAST
         area = player.area
-        if player.open_kind is not kind or area.groups()[action.to] != player.open_group:
+        to: PosObj = action.to
+        if player.open_kind is not kind or area.groups()[to] != player.open_group:
             return True
-        if action.to in player.open_cells:
-            return action.to not in area.cubes  # refilling a cleared cell is a new action
+        if to in player.open_cells:
+            return to not in area.cubes  # refilling a cleared cell is a new action
         return bool(player.open_colours >> action.colour & 1)
 
     def _apply_produce(self, seat: int, action: Produce) -> None:
@@ -696,10 +716,11 @@ class CafeState(State):
         area = player.area
         player.ap -= 1
         player.close_action()
-        group = area.groups()[action.at]
-        top, cubes = area.top, area.cubes
-        wanted: list[list[Pos]] = [[], [], [], []]  # one entry per cube a cell should get
-        supply_cells: list[Pos] = []
+        group: tuple[PosObj, ...] = area.groups()[action.at]
+        top: dict[PosObj, CellSpec] = area.top
+        cubes: dict[PosObj, tuple[int, int]] = area.cubes
+        wanted: list[list[PosObj]] = [[], [], [], []]  # one entry per cube a cell should get
+        supply_cells: list[PosObj] = []
         for pos in group:
             if pos in cubes:
                 continue  # cells holding cubes are skipped (clear them first)
@@ -750,17 +771,20 @@ class CafeState(State):
         player = self.players[seat]
         area = player.area
         kind = _OPEN_DRY if isinstance(action, Dry) else _OPEN_ROAST
+        to: PosObj = action.to
+        cubes: dict[PosObj, tuple[int, int]] = area.cubes
         if self.transfer_costs_ap(player, action):
             player.ap -= 1
             player.close_action()
             player.open_kind = kind
-            player.open_group = area.groups()[action.to]
+            player.open_group = area.groups()[to]
         player.open_colours |= 1 << action.colour
-        player.open_cells = player.open_cells | {action.to}
-        srcs = [action.source] if action.source is not None else _source_cells(area, action)
-        moved = sum(area.cubes.pop(pos)[1] for pos in srcs)
-        before = area.cubes.get(action.to, (action.colour, 0))[1]
-        area.cubes[action.to] = (action.colour, before + moved)
+        player.open_cells = player.open_cells | {to}
+        source: PosObj = action.source
+        srcs = [source] if source is not None else _source_cells(area, action)
+        moved = sum(cubes.pop(pos)[1] for pos in srcs)
+        before = cubes.get(to, (action.colour, 0))[1]
+        cubes[to] = (action.colour, before + moved)
         self._after_step(seat)
 
     def _apply_deliver(self, seat: int, action: Deliver) -> None:
@@ -770,25 +794,28 @@ class CafeState(State):
             player.ap -= 1
             player.close_action()
             player.open_kind = _OPEN_DELIVER
-        colour, n = area.cubes[action.source]
+        source: PosObj = action.source
+        to: PosObj = action.to
+        cubes: dict[PosObj, tuple[int, int]] = area.cubes
+        colour, n = cubes[source]
         if n > 1:
-            area.cubes[action.source] = (colour, n - 1)
-            player.pending_deliver = action.source
+            cubes[source] = (colour, n - 1)
+            player.pending_deliver = source
         else:
-            del area.cubes[action.source]
+            del cubes[source]
             player.pending_deliver = None
-        if action.to is None:
+        if to is None:
             player.warehouse[colour] += 1
             self.supply[colour] += 1  # off the cells; warehouse cubes do not count (Ruling S1)
-        elif action.to not in area.shop_at:  # an espresso cell (stays on the cells)
-            area.cubes[action.to] = (colour, 1)
+        elif to not in area.shop_at:  # an espresso cell (stays on the cells)
+            cubes[to] = (colour, 1)
         else:
-            sid = area.shop_at[action.to]
+            sid = area.shop_at[to]
             shop = area.shops[sid]
-            cubes = list(shop.cubes)
-            cubes[colour] += 1
+            held = list(shop.cubes)
+            held[colour] += 1
             area.shops[sid] = AreaShop(
-                shop.spec, shop.cells, (cubes[0], cubes[1], cubes[2], cubes[3]), True, shop.card
+                shop.spec, shop.cells, (held[0], held[1], held[2], held[3]), True, shop.card
             )
         self._after_step(seat)
 
@@ -833,14 +860,16 @@ class CafeState(State):
         step left, which `_legal_steps` would list, other than a Clear or the End. It is
         what that listing decides, without building it (this runs after every step)."""
         area = player.area
-        top, cubes = area.top, area.cubes
+        top: dict[PosObj, CellSpec] = area.top
+        cubes: dict[PosObj, tuple[int, int]] = area.cubes
         if player.open_kind is _OPEN_DELIVER:
             return any(top[pos].kind is _ROAST for pos in cubes)
         source_kinds = _SOURCE_KINDS[player.open_kind]
         colours = {colour for pos, (colour, _) in cubes.items() if top[pos].kind in source_kinds}
         if not colours:
             return False
-        for pos in player.open_group:  # the open action's target cells
+        targets: tuple[PosObj, ...] = player.open_group  # the open action's target cells
+        for pos in targets:
             held = cubes.get(pos)
             if held is None:
                 if pos not in player.open_cells and any(
@@ -1009,10 +1038,10 @@ class CafeState(State):
         return out
 
 
-_MOVING = (_PLACE, _ACT)  # the stages of a seat that may act in the turns phase
-_END = End()
-_PASS = Pass()
-_BID_DONE = BidDone()
+_MOVING: Final = (_PLACE, _ACT)  # the stages of a seat that may act in the turns phase
+_END: Final = End()
+_PASS: Final = Pass()
+_BID_DONE: Final = BidDone()
 K = TypeVar("K", bound=Hashable)
 A = TypeVar("A")
 
@@ -1032,29 +1061,29 @@ class _Interned(dict[K, A]):
         return action
 
 
-_TAKES: _Interned[tuple[str, int, bool], Take] = _Interned(lambda k: Take(*k))
-_PLACES: _Interned[tuple[int, int, int], Place] = _Interned(lambda k: Place(*k))
-_PLACE_PAIRS: _Interned[int, tuple[Place, Place]] = _Interned(
+_TAKES: Final[_Interned[tuple[str, int, bool], Take]] = _Interned(lambda k: Take(*k))
+_PLACES: Final[_Interned[tuple[int, int, int], Place]] = _Interned(lambda k: Place(*k))
+_PLACE_PAIRS: Final[_Interned[int, tuple[Place, Place]]] = _Interned(
     lambda key: (_PLACES[footprint_placements(key)[0]], _PLACES[footprint_placements(key)[1]])
 )
-_PRODUCES: _Interned[Pos, Produce] = _Interned(Produce)
-_CLEARS: _Interned[Pos, Clear] = _Interned(Clear)
-_FILLS: _Interned[tuple[Pos, int], Fill] = _Interned(lambda k: Fill(*k))
-_DRIES: _Interned[tuple[Pos, int, Pos | None], Dry] = _Interned(lambda k: Dry(*k))
-_ROASTS: _Interned[tuple[Pos, int, Pos | None], Roast] = _Interned(lambda k: Roast(*k))
+_PRODUCES: Final[_Interned[Pos, Produce]] = _Interned(Produce)
+_CLEARS: Final[_Interned[Pos, Clear]] = _Interned(Clear)
+_FILLS: Final[_Interned[tuple[Pos, int], Fill]] = _Interned(lambda k: Fill(*k))
+_DRIES: Final[_Interned[tuple[Pos, int, Pos | None], Dry]] = _Interned(lambda k: Dry(*k))
+_ROASTS: Final[_Interned[tuple[Pos, int, Pos | None], Roast]] = _Interned(lambda k: Roast(*k))
 #: per cell, the Dry (Roast) into it of each colour, from every source cell
-_DRIES_INTO: _Interned[Pos, tuple[Dry, ...]] = _Interned(
+_DRIES_INTO: Final[_Interned[Pos, tuple[Dry, ...]]] = _Interned(
     lambda pos: tuple(_DRIES[pos, colour, None] for colour in range(4))
 )
-_ROASTS_INTO: _Interned[Pos, tuple[Roast, ...]] = _Interned(
+_ROASTS_INTO: Final[_Interned[Pos, tuple[Roast, ...]]] = _Interned(
     lambda pos: tuple(_ROASTS[pos, colour, None] for colour in range(4))
 )
-_DELIVERS: _Interned[tuple[Pos, Pos | None], Deliver] = _Interned(lambda k: Deliver(*k))
-_BIDS: _Interned[tuple[int, Pos | None], Bid] = _Interned(lambda k: Bid(*k))
+_DELIVERS: Final[_Interned[tuple[Pos, Pos | None], Deliver]] = _Interned(lambda k: Deliver(*k))
+_BIDS: Final[_Interned[tuple[int, Pos | None], Bid]] = _Interned(lambda k: Bid(*k))
 
 
 #: The cells a Dry or a Roast takes its cubes from (`_source_cells`, `_open_action_continues`).
-_SOURCE_KINDS = {_OPEN_DRY: BEAN_LIKE, _OPEN_ROAST: frozenset({_DRY})}
+_SOURCE_KINDS: Final = {_OPEN_DRY: BEAN_LIKE, _OPEN_ROAST: frozenset({_DRY})}
 
 
 def _player_key(p: PlayerState) -> Hashable:
@@ -1078,13 +1107,14 @@ def _player_key(p: PlayerState) -> Hashable:
     )
 
 
-def _source_cells(area: BusinessArea, action: Dry | Roast) -> list[Pos]:
+def _source_cells(area: BusinessArea, action: Dry | Roast) -> list[PosObj]:
     """The cells a Dry (bean-like cells) or Roast (dry cells) takes `action.colour` from."""
-    top = area.top
+    top: dict[PosObj, CellSpec] = area.top
+    cubes: dict[PosObj, tuple[int, int]] = area.cubes
     kinds = _SOURCE_KINDS[_OPEN_DRY if isinstance(action, Dry) else _OPEN_ROAST]
     return [
         pos
-        for pos, (colour, _) in area.cubes.items()
+        for pos, (colour, _) in cubes.items()
         if colour == action.colour and top[pos].kind in kinds
     ]
 
@@ -1124,7 +1154,7 @@ def solo_rating(total: int) -> str:
     return SOLO_RATINGS[-1][1]
 
 
-_APPLY: dict[type, Any] = {
+_APPLY: Final[dict[type, Any]] = {
     Take: CafeState._apply_take,
     Place: CafeState._apply_place,
     Produce: CafeState._apply_produce,
