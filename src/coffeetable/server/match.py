@@ -800,7 +800,7 @@ class MatchService:
         on the state before it, `listed` if the action is from its legal list); None when
         it cannot be written."""
         try:
-            sentence = before.say(seat, action, listed=True) if listed else before.say(seat, action)
+            sentence = before.say(seat, action, listed=listed)
             return render_say(sentence, live.game.log_templates), sentence.to_json()
         except Exception:  # the move is stored already: a log-text bug must not stop it
             log.exception("describe failed at table %s", live.meta.id)
