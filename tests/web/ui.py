@@ -3,6 +3,7 @@ create tables, and play moves by clicking what the page offers (never through th
 
 from __future__ import annotations
 
+import contextlib
 import random
 import secrets
 import time
@@ -177,6 +178,22 @@ class Client:
         self.page.screenshot(path=str(folder / f"{name}.png"), full_page=full_page)
 
 
+def receives(locator: Any, x: float, y: float) -> bool:
+    """Whether a click at (x, y) would land on the element's drawing (the element itself, or
+    the SVG it is drawn in, for shapes that let the click through to their board)."""
+    try:
+        return bool(
+            locator.evaluate(
+                "(e, [x, y]) => { const hit = document.elementFromPoint(x, y);"
+                " const root = e.closest('svg') || e; return !!hit && root.contains(hit); }",
+                [x, y],
+                timeout=2000,
+            )
+        )
+    except Exception:
+        return False
+
+
 def click_center(page: Any, locator: Any, vanish_ok: bool = False, touch: bool = False) -> bool:
     """Click the middle of an element with the mouse (SVG shapes that ignore the pointer,
     such as the placement spots). Other seats' moves redraw the page meanwhile, so the
@@ -193,6 +210,16 @@ def click_center(page: Any, locator: Any, vanish_ok: bool = False, touch: bool =
             box = None
         if box is not None:
             x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+            if not receives(locator, x, y):
+                # something else is on top there: on a phone the action bar, which stays on
+                # screen, covers the board's top rows after some scrolls; a player scrolls on,
+                # and so does this (Playwright's own click checks this, but these shapes
+                # ignore the pointer, so the click is by coordinates)
+                # (a redraw may have taken it away meanwhile: then it is looked up again)
+                with contextlib.suppress(Exception):
+                    locator.evaluate("e => e.scrollIntoView({block: 'center', inline: 'center'})")
+                page.wait_for_timeout(50)
+                continue
             if touch:
                 page.touchscreen.tap(x, y)
             else:
