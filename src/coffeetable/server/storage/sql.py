@@ -204,7 +204,7 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
 
     async def get_user(self, user_id: int) -> User | None:
         async with self._read() as conn:
-            row = (await conn.execute(sa.select(users).where(users.c.id == user_id))).first()
+            row = (await conn.execute(_USER_BY_ID, {"user_id": user_id})).first()
         return None if row is None else _user(row)
 
     async def get_user_by_name(self, name: str) -> User | None:
@@ -239,11 +239,9 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
         return _session(row)
 
     async def get_session(self, token_hash: str) -> UserSession | None:
-        query = sa.select(sessions).where(
-            sessions.c.token_hash == token_hash, sessions.c.expires_at > self._now()
-        )
+        parameters = {"token_hash": token_hash, "now": self._now()}
         async with self._read() as conn:
-            row = (await conn.execute(query)).first()
+            row = (await conn.execute(_LIVE_SESSION, parameters)).first()
         return None if row is None else _session(row)
 
     async def delete_session(self, token_hash: str) -> bool:
@@ -1093,6 +1091,15 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
 # --- helpers ----------------------------------------------------------------------------
 #: The fields of a table whose change changes its `player_games` rows.
 _PLAYER_FIELDS = frozenset({"seats", "status", "result", "finished_at"})
+
+# The two reads of every request and socket that carries a session cookie
+# (`auth.user_of_token`), built once with bound parameters: building a select and its cache
+# key anew cost about half of the read (docs/server.md, "The hot path, fifth pass").
+_USER_BY_ID = sa.select(users).where(users.c.id == sa.bindparam("user_id"))
+_LIVE_SESSION = sa.select(sessions).where(
+    sessions.c.token_hash == sa.bindparam("token_hash"),
+    sessions.c.expires_at > sa.bindparam("now"),
+)
 
 
 def player_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
