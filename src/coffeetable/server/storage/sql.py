@@ -452,9 +452,10 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
             where = where & (game_tables.c.revision == expected_revision)
         async with self._write() as conn:
             if values:
-                values["revision"] = game_tables.c.revision + 1
-                update = sa.update(game_tables).where(where).values(values)
-                row = (await conn.execute(update.returning(*game_tables.c))).first()
+                update = _update_statement(frozenset(values), expected_revision is not None)
+                parameters = {f"u_{name}": value for name, value in values.items()}
+                parameters.update(u_table=table_id, u_expected=expected_revision)
+                row = (await conn.execute(update, parameters)).first()
                 if row is not None and _PLAYER_FIELDS & set(values):
                     await _sync_players(conn, table_id)
             else:
@@ -1174,6 +1175,30 @@ async def _raise_stale(conn: AsyncConnection, table_id: str, expected_version: i
     if actual is None:
         raise NotFoundError(f"there is no table {table_id!r}")
     raise StaleVersionError(table_id, expected_version, actual)
+
+
+@functools.cache
+def _update_statement(changed: frozenset[str], checked: bool) -> sa.Update:
+    """`update_table`'s statement for a set of changed fields (`checked`: only at the
+    expected revision), built once with bound parameters `u_*` (the table's id `u_table`,
+    the revision `u_expected`, each field's new value `u_<field>`), returning the row:
+    building it anew cost more than running it (docs/server.md, "The hot path, fifth
+    pass")."""
+    where = game_tables.c.id == sa.bindparam("u_table")
+    if checked:
+        where = where & (game_tables.c.revision == sa.bindparam("u_expected"))
+    return (
+        sa.update(game_tables)
+        .where(where)
+        .values(
+            revision=game_tables.c.revision + sa.literal_column("1"),  # no parameter
+            **{
+                name: sa.bindparam(f"u_{name}", type_=game_tables.c[name].type)
+                for name in sorted(changed)
+            },
+        )
+        .returning(*game_tables.c)
+    )
 
 
 @functools.cache
