@@ -184,20 +184,16 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
     async def create_user(
         self, name: str, password_hash: str | None = None, *, is_guest: bool = False
     ) -> User:
-        insert = (
-            sa.insert(users)
-            .values(
-                name=name,
-                name_key=name_key(name),
-                password_hash=password_hash,
-                is_guest=is_guest,
-                created_at=self._now(),
-            )
-            .returning(*users.c)
-        )
+        values = {
+            "name": name,
+            "name_key": name_key(name),
+            "password_hash": password_hash,
+            "is_guest": is_guest,
+            "created_at": self._now(),
+        }
         async with self._write() as conn:
             try:
-                row = (await conn.execute(insert)).one()
+                row = (await conn.execute(_NEW_USER, values)).one()
             except IntegrityError:
                 raise DuplicateNameError(name) from None
         return _user(row)
@@ -218,20 +214,16 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
         self, token_hash: str, user_id: int, expires_at: datetime
     ) -> UserSession:
         _check_aware("expires_at", expires_at)
-        insert = (
-            sa.insert(sessions)
-            .values(
-                token_hash=token_hash,
-                user_id=user_id,
-                created_at=self._now(),
-                expires_at=expires_at,
-            )
-            .returning(*sessions.c)
-        )
+        values = {
+            "token_hash": token_hash,
+            "user_id": user_id,
+            "created_at": self._now(),
+            "expires_at": expires_at,
+        }
         async with self._write() as conn:
             await _require_user(conn, user_id)
             try:
-                row = (await conn.execute(insert)).one()
+                row = (await conn.execute(_NEW_SESSION, values)).one()
             except IntegrityError:
                 raise AlreadyExistsError(
                     "a session with this token hash exists already; make a new random token"
@@ -435,9 +427,7 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
 
     async def get_table(self, table_id: str) -> GameTable | None:
         async with self._read() as conn:
-            row = (
-                await conn.execute(sa.select(game_tables).where(game_tables.c.id == table_id))
-            ).first()
+            row = (await conn.execute(_TABLE_BY_ID, {"table_id": table_id})).first()
         return None if row is None else table_from_row(row)
 
     async def update_table(
@@ -629,9 +619,8 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
         )
 
     async def list_actions(self, table_id: str) -> list[StoredAction]:
-        query = sa.select(actions).where(actions.c.table_id == table_id).order_by(actions.c.version)
         async with self._read() as conn:
-            rows = (await conn.execute(query)).all()
+            rows = (await conn.execute(_ACTIONS_OF_TABLE, {"table_id": table_id})).all()
         return [_action(row) for row in rows]
 
     async def remove_last_action(
@@ -1093,13 +1082,24 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
 #: The fields of a table whose change changes its `player_games` rows.
 _PLAYER_FIELDS = frozenset({"seats", "status", "result", "finished_at"})
 
-# The two reads of every request and socket that carries a session cookie
-# (`auth.user_of_token`), built once with bound parameters: building a select and its cache
-# key anew cost about half of the read (docs/server.md, "The hot path, fifth pass").
+# Statements of every request and of every game set up, built once with bound parameters:
+# building a statement and its cache key anew cost about as much as running it
+# (docs/server.md, "The hot path, fifth pass"). The two reads of `auth.user_of_token` (every
+# request and socket with a session cookie):
 _USER_BY_ID = sa.select(users).where(users.c.id == sa.bindparam("user_id"))
 _LIVE_SESSION = sa.select(sessions).where(
     sessions.c.token_hash == sa.bindparam("token_hash"),
     sessions.c.expires_at > sa.bindparam("now"),
+)
+# a new user, a new session (a row's values as parameters named after its columns):
+_NEW_USER = sa.insert(users).returning(*users.c)
+_NEW_SESSION = sa.insert(sessions).returning(*sessions.c)
+# a table and its actions (`load_table`, when a node takes a table up):
+_TABLE_BY_ID = sa.select(game_tables).where(game_tables.c.id == sa.bindparam("table_id"))
+_ACTIONS_OF_TABLE = (
+    sa.select(actions)
+    .where(actions.c.table_id == sa.bindparam("table_id"))
+    .order_by(actions.c.version)
 )
 
 
