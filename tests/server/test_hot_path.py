@@ -269,3 +269,14 @@ def test_a_cafe_areas_json_from_kept_parts_is_the_json_built_afresh(
             again = player_to_json(player)["area"]
             assert orjson.dumps(again) == orjson.dumps(_plain_area_json(player.area))
     assert steps == 400
+
+
+def test_serve_parses_http_with_httptools() -> None:
+    """`serve`'s HTTP protocol (the header time limit over uvicorn's choice) is httptools's,
+    a dependency: a game's set-up costs the server about 15 % less CPU than with h11
+    (benchmarks/load_setup.py; docs/server.md, "The hot path, fifth pass")."""
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    from coffeetable.server.http_limits import header_timeout_protocol
+
+    assert issubclass(header_timeout_protocol(5.0), HttpToolsProtocol)

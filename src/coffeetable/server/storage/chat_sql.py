@@ -5,6 +5,7 @@ kept in its own file; the same transactions and helpers.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
@@ -94,17 +95,10 @@ class ChatSql:
     ) -> list[ChatLine]:
         if limit < 0:
             raise ValueError(f"limit must be 0 or more, not {limit}")
-        where = (
-            chat_lines.c.table_id.is_(None)
-            if table_id is None
-            else chat_lines.c.table_id == table_id
-        )
-        query = _line_query().where(where)
-        if reader is not None:
-            query = query.where(chat_lines.c.user_id.not_in(_hidden_query(reader)))
-        query = query.order_by(chat_lines.c.id.desc()).limit(limit)
+        query = _room_lines_query(table_id is not None, reader is not None)
+        parameters = {"table_id": table_id, "reader": reader, "limit": limit}
         async with self._read() as conn:
-            rows = (await conn.execute(query)).all()
+            rows = (await conn.execute(query, parameters)).all()
         return [_line(row) for row in reversed(rows)]
 
     async def get_chat_line(self, line_id: int) -> ChatLine | None:
@@ -272,12 +266,29 @@ class ChatSql:
             raise NotFoundError(f"there is no user with id {user_id}")
 
 
-def _hidden_query(reader: int) -> sa.CompoundSelect[Any]:
-    """The users whose lines `reader` does not get: muted or blocked."""
+def _hidden_query(reader: int | sa.BindParameter[Any]) -> sa.CompoundSelect[Any]:
+    """The users whose lines `reader` (a user id, or a parameter bound to one) does not
+    get: muted or blocked."""
     return sa.union(
         sa.select(user_mutes.c.muted_id).where(user_mutes.c.user_id == reader),
         sa.select(user_blocks.c.blocked_id).where(user_blocks.c.user_id == reader),
     )
+
+
+@functools.cache
+def _room_lines_query(at_table: bool, for_reader: bool) -> sa.Select[Any]:
+    """`chat_lines`' query, built once per kind (a table's room or the lobby's, for a reader
+    or for no one), with bound parameters `table_id`, `reader` and `limit`: every socket
+    that opens reads its table's lines (twice), and building the query and its cache key
+    anew cost more than running it (docs/server.md, "The hot path, fifth pass")."""
+    query = _line_query().where(
+        chat_lines.c.table_id == sa.bindparam("table_id")
+        if at_table
+        else chat_lines.c.table_id.is_(None)
+    )
+    if for_reader:
+        query = query.where(chat_lines.c.user_id.not_in(_hidden_query(sa.bindparam("reader"))))
+    return query.order_by(chat_lines.c.id.desc()).limit(sa.bindparam("limit"))
 
 
 def _line_query() -> sa.Select[Any]:

@@ -184,27 +184,23 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
     async def create_user(
         self, name: str, password_hash: str | None = None, *, is_guest: bool = False
     ) -> User:
-        insert = (
-            sa.insert(users)
-            .values(
-                name=name,
-                name_key=name_key(name),
-                password_hash=password_hash,
-                is_guest=is_guest,
-                created_at=self._now(),
-            )
-            .returning(*users.c)
-        )
+        values = {
+            "name": name,
+            "name_key": name_key(name),
+            "password_hash": password_hash,
+            "is_guest": is_guest,
+            "created_at": self._now(),
+        }
         async with self._write() as conn:
             try:
-                row = (await conn.execute(insert)).one()
+                row = (await conn.execute(_NEW_USER, values)).one()
             except IntegrityError:
                 raise DuplicateNameError(name) from None
         return _user(row)
 
     async def get_user(self, user_id: int) -> User | None:
         async with self._read() as conn:
-            row = (await conn.execute(sa.select(users).where(users.c.id == user_id))).first()
+            row = (await conn.execute(_USER_BY_ID, {"user_id": user_id})).first()
         return None if row is None else _user(row)
 
     async def get_user_by_name(self, name: str) -> User | None:
@@ -218,20 +214,16 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
         self, token_hash: str, user_id: int, expires_at: datetime
     ) -> UserSession:
         _check_aware("expires_at", expires_at)
-        insert = (
-            sa.insert(sessions)
-            .values(
-                token_hash=token_hash,
-                user_id=user_id,
-                created_at=self._now(),
-                expires_at=expires_at,
-            )
-            .returning(*sessions.c)
-        )
+        values = {
+            "token_hash": token_hash,
+            "user_id": user_id,
+            "created_at": self._now(),
+            "expires_at": expires_at,
+        }
         async with self._write() as conn:
             await _require_user(conn, user_id)
             try:
-                row = (await conn.execute(insert)).one()
+                row = (await conn.execute(_NEW_SESSION, values)).one()
             except IntegrityError:
                 raise AlreadyExistsError(
                     "a session with this token hash exists already; make a new random token"
@@ -239,11 +231,9 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
         return _session(row)
 
     async def get_session(self, token_hash: str) -> UserSession | None:
-        query = sa.select(sessions).where(
-            sessions.c.token_hash == token_hash, sessions.c.expires_at > self._now()
-        )
+        parameters = {"token_hash": token_hash, "now": self._now()}
         async with self._read() as conn:
-            row = (await conn.execute(query)).first()
+            row = (await conn.execute(_LIVE_SESSION, parameters)).first()
         return None if row is None else _session(row)
 
     async def delete_session(self, token_hash: str) -> bool:
@@ -437,9 +427,7 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
 
     async def get_table(self, table_id: str) -> GameTable | None:
         async with self._read() as conn:
-            row = (
-                await conn.execute(sa.select(game_tables).where(game_tables.c.id == table_id))
-            ).first()
+            row = (await conn.execute(_TABLE_BY_ID, {"table_id": table_id})).first()
         return None if row is None else table_from_row(row)
 
     async def update_table(
@@ -454,9 +442,10 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
             where = where & (game_tables.c.revision == expected_revision)
         async with self._write() as conn:
             if values:
-                values["revision"] = game_tables.c.revision + 1
-                update = sa.update(game_tables).where(where).values(values)
-                row = (await conn.execute(update.returning(*game_tables.c))).first()
+                update = _update_statement(frozenset(values), expected_revision is not None)
+                parameters = {f"u_{name}": value for name, value in values.items()}
+                parameters.update(u_table=table_id, u_expected=expected_revision)
+                row = (await conn.execute(update, parameters)).first()
                 if row is not None and _PLAYER_FIELDS & set(values):
                     await _sync_players(conn, table_id)
             else:
@@ -630,9 +619,8 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
         )
 
     async def list_actions(self, table_id: str) -> list[StoredAction]:
-        query = sa.select(actions).where(actions.c.table_id == table_id).order_by(actions.c.version)
         async with self._read() as conn:
-            rows = (await conn.execute(query)).all()
+            rows = (await conn.execute(_ACTIONS_OF_TABLE, {"table_id": table_id})).all()
         return [_action(row) for row in rows]
 
     async def remove_last_action(
@@ -1094,6 +1082,26 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
 #: The fields of a table whose change changes its `player_games` rows.
 _PLAYER_FIELDS = frozenset({"seats", "status", "result", "finished_at"})
 
+# Statements of every request and of every game set up, built once with bound parameters:
+# building a statement and its cache key anew cost about as much as running it
+# (docs/server.md, "The hot path, fifth pass"). The two reads of `auth.user_of_token` (every
+# request and socket with a session cookie):
+_USER_BY_ID = sa.select(users).where(users.c.id == sa.bindparam("user_id"))
+_LIVE_SESSION = sa.select(sessions).where(
+    sessions.c.token_hash == sa.bindparam("token_hash"),
+    sessions.c.expires_at > sa.bindparam("now"),
+)
+# a new user, a new session (a row's values as parameters named after its columns):
+_NEW_USER = sa.insert(users).returning(*users.c)
+_NEW_SESSION = sa.insert(sessions).returning(*sessions.c)
+# a table and its actions (`load_table`, when a node takes a table up):
+_TABLE_BY_ID = sa.select(game_tables).where(game_tables.c.id == sa.bindparam("table_id"))
+_ACTIONS_OF_TABLE = (
+    sa.select(actions)
+    .where(actions.c.table_id == sa.bindparam("table_id"))
+    .order_by(actions.c.version)
+)
+
 
 def player_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The `player_games` rows of a table (a row of `game_tables` as a mapping): one per
@@ -1167,6 +1175,30 @@ async def _raise_stale(conn: AsyncConnection, table_id: str, expected_version: i
     if actual is None:
         raise NotFoundError(f"there is no table {table_id!r}")
     raise StaleVersionError(table_id, expected_version, actual)
+
+
+@functools.cache
+def _update_statement(changed: frozenset[str], checked: bool) -> sa.Update:
+    """`update_table`'s statement for a set of changed fields (`checked`: only at the
+    expected revision), built once with bound parameters `u_*` (the table's id `u_table`,
+    the revision `u_expected`, each field's new value `u_<field>`), returning the row:
+    building it anew cost more than running it (docs/server.md, "The hot path, fifth
+    pass")."""
+    where = game_tables.c.id == sa.bindparam("u_table")
+    if checked:
+        where = where & (game_tables.c.revision == sa.bindparam("u_expected"))
+    return (
+        sa.update(game_tables)
+        .where(where)
+        .values(
+            revision=game_tables.c.revision + sa.literal_column("1"),  # no parameter
+            **{
+                name: sa.bindparam(f"u_{name}", type_=game_tables.c[name].type)
+                for name in sorted(changed)
+            },
+        )
+        .returning(*game_tables.c)
+    )
 
 
 @functools.cache
