@@ -452,3 +452,32 @@ def test_say_of_a_listed_action_is_its_sentence_without_checking_it(
         state.apply(seat, rng.choice(listed[seat]))
         steps += 1
     assert steps > 10
+
+
+@pytest.mark.parametrize(("name", "players"), cases())
+def test_kept_legal_actions_are_the_same_list(name: str, players: int) -> None:
+    """`legal_actions_kept` (a server keeps another seat's legal list across a move): over
+    random games, whenever it says a seat's list is kept, the list after the move is the one
+    before, action for action, and the seat may act in both states. Asking changes neither
+    state, and it never says so for the seat that moved's own list across its move."""
+    game = find_game(name)
+    kept = 0
+    for seed in range(4):
+        state = game.new_initial_state(players, seed)
+        rng = random.Random(seed)
+        while not state.is_over():
+            seat = rng.choice(sorted(state.current_seats()))
+            action = rng.choice(state.legal_actions(seat))
+            before = state.clone()
+            lists = {s: before.legal_actions(s) for s in range(players)}
+            state.apply(seat, action)
+            before_json, after_json = before.to_json(), state.to_json()
+            for other in range(players):
+                if other == seat or not state.legal_actions_kept(other, before):
+                    continue
+                kept += 1
+                assert other in state.current_seats() and other in before.current_seats()
+                assert state.legal_actions(other) == lists[other], (other, action.notation())
+            assert before.to_json() == before_json and state.to_json() == after_json
+    if name == "cafe" and players > 1:
+        assert kept > 0  # the simultaneous action phase keeps most lists (docs/server.md)

@@ -2,7 +2,8 @@
 or a record sees. A move picked from the legal list the seat was sent is applied without the
 rules listing the legal actions again; anything else is checked in full. The views in a
 move's update are put together from the public view encoded once. SQLite stores the move in
-one transaction straight on the driver."""
+one transaction straight on the driver. Another seat's legal list that a move left as it was
+is kept (`State.legal_actions_kept`)."""
 
 from __future__ import annotations
 
@@ -92,6 +93,13 @@ async def test_moves_from_the_legal_list_play_as_checked_moves_do(
             checked.append(state)
             return real_apply(state, *args)
 
+        real_kept = state_type.legal_actions_kept
+        kept: list[bool] = []  # the answers of `legal_actions_kept` (a kept list is sent)
+
+        def legal_actions_kept(state: Any, *args: Any) -> bool:
+            kept.append(real_kept(state, *args))
+            return kept[-1]
+
         for _ in range(60):
             if live.state.is_over():
                 break
@@ -100,6 +108,7 @@ async def test_moves_from_the_legal_list_play_as_checked_moves_do(
             checked.clear()
             with monkeypatch.context() as patch:
                 patch.setattr(state_type, "apply", apply)
+                patch.setattr(state_type, "legal_actions_kept", legal_actions_kept)
                 await match.act(live, clients[seat], live.meta.version, text)
             # the new state came from the unchecked apply (the rules may use the checked one
             # on their own trial copies, e.g. in `may_take_back`)
@@ -126,6 +135,9 @@ async def test_moves_from_the_legal_list_play_as_checked_moves_do(
             orjson.loads(line[2])["action"] for line in live.log
         ]
         assert len(stored) == live.meta.version > 10
+        # Café's action phase keeps the other seat's list across most moves (and the
+        # updates above got it); Coffee Rush has one seat to act at a time
+        assert any(kept) == (game == "cafe")
     finally:
         await storage.close()
 

@@ -244,6 +244,18 @@ class State(ABC):
         False: nothing can be taken back unless the game says so."""
         return False
 
+    def legal_actions_kept(self, seat: int, before: State) -> bool:
+        """Whether `seat`'s legal actions in this state are exactly those it had in `before`,
+        the state this one came from by one move of another seat (the caller's word: a
+        server that has just played that move): the same actions in the same order, and
+        `seat` may act in both. A server that listed them for `before` then keeps its list
+        instead of asking the rules again (Café: in the simultaneous action phase, most
+        moves change nothing of another seat's choices).
+
+        True only when it certainly holds (tests/test_conformance.py compares the lists);
+        it never raises and never changes either state. The default is False."""
+        return False
+
     # --- outcome ----------------------------------------------------------------------
     @abstractmethod
     def is_over(self) -> bool: ...

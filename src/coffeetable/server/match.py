@@ -720,7 +720,14 @@ class MatchService:
         meta = live.meta
         before_state = live.state
         to_move = users_to_move(meta, before_state)
+        listed_before = live.cache
         live.state = after
+        if before_state is not None and listed_before.state is before_state:
+            # the other seats' legal lists that this move left as they were are kept
+            # (`State.legal_actions_kept`: Café's simultaneous action phase)
+            for other, their_list in listed_before.legal.items():
+                if other != seat and after.legal_actions_kept(other, before_state):
+                    live.of_state(after).legal[other] = their_list
         # the stored table is now exactly this (no need to read it back)
         live.meta = dataclasses.replace(meta, version=version, revision=revision, **changes)
         said = (

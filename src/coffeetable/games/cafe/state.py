@@ -979,6 +979,54 @@ class CafeState(State):
             and after.rng.state == self.rng.state
         )
 
+    def legal_actions_kept(self, seat: int, before: State) -> bool:
+        """In the turns phase a seat's placements depend on its cells and the card in its hand
+        alone, and its steps on its own area, warehouse and turn and on which colours the
+        supply still has (not how many: `_produces`, `_fills`); another seat's move changes
+        none of them unless it empties a colour of the supply or ends the round. The seat's
+        cells are compared by identity (a copy shares them until it places a card), its
+        cubes and the rest of its state by value."""
+        if (
+            not isinstance(before, CafeState)
+            or self.phase is not _TURNS
+            or before.phase is not _TURNS
+            or self.round != before.round
+            or self.num_players != before.num_players
+            or not isinstance(seat, int)
+            or not 0 <= seat < self.num_players
+        ):
+            return False
+        mine, was = self.players[seat], before.players[seat]
+        area, old = mine.area, was.area
+        if mine.stage is not was.stage or area.top is not old.top or area.cards is not old.cards:
+            return False
+        if mine.stage is _PLACE:  # the card in hand on the same cells: the same placements
+            return mine.hand is not None and mine.hand == was.hand
+        if mine.stage is not _ACT:
+            return False
+        if not (
+            area.cubes == old.cubes
+            and area.shops == old.shops
+            and area.cups == old.cups
+            and area.ships == old.ships
+        ):
+            return False
+        if [n > 0 for n in self.supply] != [n > 0 for n in before.supply]:
+            return False
+        return (
+            mine.warehouse == was.warehouse
+            and mine.hand == was.hand
+            and mine.ap == was.ap
+            and mine.open_kind is was.open_kind
+            and mine.open_group == was.open_group
+            and mine.open_colours == was.open_colours
+            and mine.open_cells == was.open_cells
+            and mine.pending_fill == was.pending_fill
+            and mine.pending_cells == was.pending_cells
+            and mine.pending_deliver == was.pending_deliver
+            and mine.pending_supply == was.pending_supply
+        )
+
     # ==== scoring ==========================================================================
     def scores(self) -> list[ScoreBreakdown]:
         return [self.score(seat) for seat in range(self.num_players)]
