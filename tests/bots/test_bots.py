@@ -1094,6 +1094,7 @@ def test_beam_stops_at_its_expansion_budget() -> None:
     assert len(state.search_actions(seat)) < len(state.legal_actions(seat))
 
 
+@pytest.mark.slow  # 12 beams of three widths, half a minute: CI's slow suite
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     config=st.sampled_from([CONFIGS[0], CONFIGS[1], CONFIGS[6], CONFIGS[8], CONFIGS[10]]),

@@ -35,6 +35,7 @@ expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
 """
 
 
+@pytest.mark.slow  # a fuzz run of about a minute: CI's slow suite (the README's run stays short)
 def test_schemathesis_finds_no_server_error_and_no_schema_mismatch(tmp_path: Path) -> None:
     pytest.importorskip("schemathesis")
     server = ServerProcess(f"sqlite:///{tmp_path / 'st.db'}", tmp_path / "server.log")
