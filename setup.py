@@ -33,6 +33,9 @@ COMPILED = [
 COMPILED_RL = [
     "src/coffeetable/games/cafe/observation.py",
     "src/coffeetable/rl/spaces.py",
+    "src/coffeetable/rl/aec.py",
+    "src/coffeetable/rl/solo.py",
+    "src/coffeetable/games/coffee_rush/observation.py",
 ]
 RL_IMPORTS = ("numpy", "gymnasium")
 
