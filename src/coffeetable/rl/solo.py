@@ -26,7 +26,7 @@
 
 from __future__ import annotations
 
-from typing import Any, SupportsFloat, cast
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -55,7 +55,7 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
         render_mode: str | None = None,
         shaping: str | None = None,
         illegal: str = "penalty",
-        illegal_reward: SupportsFloat = -1.0,  # not `float`: mypyc 2.4 fails on its default
+        illegal_reward: float = -1.0,
         max_steps: int = 1000,
         **options: Any,
     ) -> None:
