@@ -33,6 +33,10 @@ COMPILED = [
 COMPILED_RL = [
     "src/coffeetable/games/cafe/observation.py",
     "src/coffeetable/rl/spaces.py",
+    # Coffee Rush's kept observations; rl/aec.py and rl/solo.py compile (solo with a
+    # non-float default) but their classes then fail at import: a compiled class keeps
+    # `metadata` as an instance slot, and cafe_v0 / coffee_rush_v0 subclass it in Python
+    "src/coffeetable/games/coffee_rush/observation.py",
 ]
 RL_IMPORTS = ("numpy", "gymnasium")
 

@@ -264,3 +264,43 @@ def test_direct_last_equals_pettingzoos(module, illegal_reward) -> None:  # type
                 env.step(int(np.flatnonzero(mine[0]["action_mask"] == 0)[0]))  # ends it
                 continue
             env.step(int(rng.choice(np.flatnonzero(mine[0]["action_mask"]))))
+
+
+@pytest.mark.parametrize("module", [cafe_v0, coffee_rush_v0])
+def test_direct_step_equals_pettingzoos_wrappers(module, caplog) -> None:  # type: ignore[no-untyped-def]
+    """`wrap`'s order-enforcing wrapper steps the raw environment directly: random games
+    through it and through PettingZoo's own wrappers (the same seeds and actions) pass
+    through the same observations, rewards and ends; an action outside the space fails
+    PettingZoo's bounds check, changing nothing; a step after the end only warns."""
+    from pettingzoo.utils import wrappers as pz
+
+    from coffeetable.rl.aec import OrderEnforcingWrapper
+
+    mine = module.env(num_players=2)
+    theirs = pz.OrderEnforcingWrapper(pz.AssertOutOfBoundsWrapper(module.raw_env(num_players=2)))
+    assert isinstance(mine, OrderEnforcingWrapper) and mine._raw is not None
+    rng = random.Random(7)
+    for game in range(2):
+        for env in (mine, theirs):
+            env.reset(seed=game)
+        for agent in mine.agent_iter():
+            assert agent == theirs.agent_selection
+            a, b = mine.last(), theirs.last()
+            assert np.array_equal(a[0]["observation"], b[0]["observation"])
+            assert a[1:] == b[1:]
+            if a[2] or a[3]:
+                for env in (mine, theirs):
+                    env.step(None)
+                continue
+            if rng.random() < 0.05:
+                for env in (mine, theirs):
+                    with pytest.raises(AssertionError, match="action is not in action space"):
+                        env.step(env.unwrapped.actions.size)
+                assert np.array_equal(mine.last()[0]["observation"], a[0]["observation"])
+            action = int(rng.choice(np.flatnonzero(a[0]["action_mask"])))
+            for env in (mine, theirs):
+                env.step(action)
+        assert theirs.agents == mine.agents == []
+        assert mine.unwrapped.rewards == theirs.unwrapped.rewards
+    mine.step(0)
+    assert "after all agents are terminated or truncated" in caplog.text

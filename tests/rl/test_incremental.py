@@ -86,6 +86,10 @@ def test_observe_hands_out_a_copy() -> None:
 #: compiled from-scratch tensors against the pure Python ones)
 COMPILED = not (observation.__file__ or "").endswith(".py")
 needs_pure = pytest.mark.skipif(COMPILED, reason="observation.py is compiled (mypyc)")
+RUSH_COMPILED = not (rush_observation.__file__ or "").endswith(".py")
+needs_pure_rush = pytest.mark.skipif(
+    RUSH_COMPILED, reason="coffee_rush/observation.py is compiled (mypyc)"
+)
 
 #: the open and pending part of a grid's key when nothing is open or pending
 NO_MARKS = observation._marks_key(find_game("cafe").new_initial_state(1, 0).players[0])
@@ -169,25 +173,29 @@ def test_rush_kept_across_games_and_unrelated_states() -> None:
         assert np.array_equal(observer.observe(state, seat), expected)
 
 
+def _without(part: int) -> Any:
+    """`_seat_parts` with one part replaced by a constant: a change of it goes unseen."""
+    parts = rush_observation._seat_parts
+
+    def broken(state: Any, s: int) -> tuple[Any, ...]:
+        return tuple([] if k == part else v for k, v in enumerate(parts(state, s)))
+
+    return broken
+
+
 @pytest.mark.parametrize(
-    "broken",
+    "part",
     [
-        # the cups left out of a seat's key: its block is not rewritten when a cup fills
-        lambda state, s, cards: (
-            tuple(state.meeples[s]),
-            (),
-            cards,
-            state.upgrades[s],
-            state.rush[s],
-        ),
+        # the cups left out of a seat's parts: its block is not rewritten when a cup fills
+        rush_observation._CUPS,
         # the cards on counters left out: neither the block nor the piles follow a draw
-        lambda state, s: (),
+        rush_observation._COUNTERS,
     ],
     ids=["cups", "cards"],
 )
-def test_rush_a_skipped_update_is_caught(monkeypatch: pytest.MonkeyPatch, broken: Any) -> None:
-    name = "_seat_key" if broken.__code__.co_argcount == 3 else "_cards_key"
-    monkeypatch.setattr(rush_observation, name, broken)
+@needs_pure_rush
+def test_rush_a_skipped_update_is_caught(monkeypatch: pytest.MonkeyPatch, part: int) -> None:
+    monkeypatch.setattr(rush_observation, "_seat_parts", _without(part))
     with pytest.raises(AssertionError, match="differs at"):
         for seed in range(6):
             play_and_compare(3, {}, seed, False, "coffee-rush")

@@ -139,3 +139,29 @@ def test_masked_discrete_samples_what_gymnasium_samples() -> None:
         values += [np.int32(start), np.array(start), np.array([start])]
         for value in values:
             assert ours.contains(value) == theirs.contains(value), value
+
+
+def test_rush_codes_by_identity_follow_equal_but_new_actions() -> None:
+    """Coffee Rush's memo of codes is keyed by the action object: an action equal to an
+    interned one but not it gets its own code from the encoder, and actions that are not
+    interned do not grow the memo without bound."""
+    from coffeetable.games.coffee_rush.actions import Step
+
+    game = find_game("coffee-rush")
+    space = action_space(game)
+
+    class Listing:
+        def __init__(self, actions: list[Step]) -> None:
+            self.actions = actions
+
+        def legal_actions(self, seat: int) -> list[Step]:
+            return list(self.actions)
+
+    interned = game.STEP[0][1]  # type: ignore[attr-defined]
+    assert space.legal(Listing([interned]), 0) == {game.encode_action(interned): interned}  # type: ignore[arg-type]
+    for k in range(6 * space.size):
+        fresh = Step(k % 16, (k + 1) % 16)
+        legal = space.legal(Listing([fresh]), 0)  # type: ignore[arg-type]
+        assert legal == {game.encode_action(fresh): fresh}
+        assert next(iter(legal.values())) is fresh
+    assert len(space._codes) <= 4 * space.size  # type: ignore[attr-defined]

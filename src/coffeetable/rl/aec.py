@@ -228,10 +228,11 @@ class CoffeetableAECEnv(AECEnv[str, ObsDict, int]):
 
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper[str, ObsDict, int]):
     """PettingZoo's `OrderEnforcingWrapper` (the same checks, errors and warnings), whose
-    `last()` reads the agent and its reward, termination, truncation and info straight from
-    the raw environment when only PettingZoo's `AssertOutOfBoundsWrapper` lies between
-    (`wrap` without `illegal_reward`): the inherited `last()` reads each of the five through
-    `__getattr__` forwarding, one wrapper at a time. Otherwise (a wrapper in between may
+    `last()` reads the agent and its observation, reward, termination, truncation and info
+    straight from the raw environment, and whose `step` checks the action's bounds as
+    `AssertOutOfBoundsWrapper` does and steps the raw environment, when only that wrapper
+    lies between (`wrap` without `illegal_reward`): the inherited methods read each value
+    through `__getattr__` forwarding, one wrapper at a time. Otherwise (a wrapper in between may
     hold values of its own, as `TerminateIllegalWrapper` does) it is the inherited one."""
 
     def __init__(self, env: AECEnv[str, ObsDict, int]) -> None:
@@ -242,6 +243,23 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper[str, ObsDict, int]):
     def __str__(self) -> str:
         return str(self.env)  # as PettingZoo's own class prints itself: the env's name
 
+    def step(self, action: int | None) -> None:
+        """PettingZoo's `OrderEnforcingWrapper.step` and `AssertOutOfBoundsWrapper.step` (the
+        same checks, error and warning) calling the raw environment directly when only the
+        bounds check lies between, as `last()` does; otherwise the inherited one."""
+        raw = self._raw
+        if raw is None or not self._has_reset or not raw.agents:
+            super().step(action)
+            return
+        self._has_updated = True
+        agent = raw.agent_selection
+        if not (
+            (action is None and (raw.terminations[agent] or raw.truncations[agent]))
+            or raw.action_space(agent).contains(action)
+        ):
+            raise AssertionError("action is not in action space")
+        raw.step(action)
+
     def last(
         self, observe: bool = True
     ) -> tuple[ObsDict | None, float, bool, bool, dict[str, Any]]:
@@ -251,7 +269,7 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper[str, ObsDict, int]):
             inherited = super().last(observe)
             return inherited
         agent = raw.agent_selection
-        observation: ObsDict | None = self.observe(agent) if observe else None
+        observation: ObsDict | None = raw.observe(agent) if observe else None
         return (
             observation,
             raw._cumulative_rewards[agent],

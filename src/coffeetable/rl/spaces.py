@@ -135,18 +135,24 @@ class RushActionSpace(_Base):
     def __init__(self, game: Game) -> None:
         self.game = game
         self.size = int(game.num_distinct_actions)  # type: ignore[attr-defined]
-        #: action -> code, filled as actions are met (at most `size` entries: a code is a
-        #: function of the action's value, and equal actions have equal codes)
-        self._codes: dict[Action, int] = {}
+        #: id(action) -> (action, its code), filled as actions are met. The engine lists
+        #: the game's own interned action objects (`CoffeeRushGame.PLACE`, `serve_action`,
+        #: ...), so an int key is looked up where the action's value would have to be
+        #: hashed and compared in Python (dataclass methods); the action is kept with its
+        #: code, so its id cannot be reused while the entry lives, and checked by identity.
+        #: Emptied when it holds more than `4 * size` entries (actions not interned).
+        self._codes: dict[int, tuple[Action, int]] = {}
 
     def legal(self, state: State, seat: SupportsIndex) -> dict[int, Action]:
         codes = self._codes
         out: dict[int, Action] = {}
         for a in state.legal_actions(operator.index(seat)):
-            code = codes.get(a)
-            if code is None:
-                code = codes[a] = self.game.encode_action(a)
-            out[code] = a
+            known = codes.get(id(a))
+            if known is None or known[0] is not a:
+                if len(codes) >= 4 * self.size:
+                    codes.clear()
+                known = codes[id(a)] = (a, self.game.encode_action(a))
+            out[known[1]] = a
         return out
 
     def encode(self, state: State, seat: SupportsIndex, action: Action) -> int:

@@ -224,19 +224,38 @@ def observation_tensor(state: RushState, seat: int) -> Tensor:
 
 
 # ==== kept per seat, rewritten where the state changed =========================================
-def _cards_key(state: RushState, s: int) -> tuple[Any, ...]:
-    """Seat `s`'s cards in sight: its counters, completed orders and penalty cards."""
+#: what seat `s`'s block (`p{k}.meeples` to `p{k}.rush`) is made of: its meeples, cups,
+#: counters, completed orders, penalty cards, upgrades and rush tokens. `_seat_parts` gives
+#: them live (the state's own lists, to compare), `_seat_copy` as copies (to keep); a live
+#: tuple equals a kept one exactly when the block would be written the same.
+_MEEPLES, _CUPS, _COUNTERS, _COMPLETED, _PENALTIES, _UPGRADES, _RUSH = range(7)
+
+
+def _seat_parts(state: RushState, s: int) -> tuple[Any, ...]:
+    """Seat `s`'s parts, the state's own lists (not copies: compare them at once)."""
     return (
-        tuple(map(tuple, state.counters[s])),
-        tuple(state.completed[s]),
-        tuple(state.penalties[s]),
+        state.meeples[s],
+        state.cups[s],
+        state.counters[s],
+        state.completed[s],
+        state.penalties[s],
+        state.upgrades[s],
+        state.rush[s],
     )
 
 
-def _seat_key(state: RushState, s: int, cards: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Everything seat `s`'s block (`p{k}.meeples` to `p{k}.rush`) is made of, with its
-    `_cards_key`. Equal keys, equal blocks (cups are tuples, replaced when they change)."""
-    return (tuple(state.meeples[s]), tuple(state.cups[s]), cards, state.upgrades[s], state.rush[s])
+def _seat_copy(parts: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`_seat_parts` copied, to keep (cups are tuples, replaced when they change)."""
+    meeples, cups, counters, completed, penalties, upgrades, rush = parts
+    return (
+        list(meeples),
+        list(cups),
+        [list(c) for c in counters],
+        list(completed),
+        list(penalties),
+        upgrades,
+        rush,
+    )
 
 
 def _seat_block(
@@ -245,47 +264,47 @@ def _seat_block(
     start: int,
     drinks: int,
     out: Tensor,
-    sparse: dict[int, float],
     old: tuple[Any, ...] | None,
     new: tuple[Any, ...],
-) -> None:
+) -> bool:
     """Bring seat `s`'s block (`p{k}.meeples` to `p{k}.rush`, starting at `start`), written
-    for the `_seat_key` `old` (None: never), up to `new`: each part whose part of the key
-    differs (meeples; cups; counters and piles; upgrades and rush) is cleared or written in
-    `out`, its other non-zero values go into `sparse` (flat offset -> value), the same values
-    as `observation_tensor`."""
+    for the parts `old` (a `_seat_copy`; None: never), up to `new` (its `_seat_parts`):
+    each part that differs (meeples; cups; counters and piles; upgrades and rush) is
+    rewritten in `out` from the state, the same values as `observation_tensor`. True when the seat's cards
+    in sight (counters, completed, penalties) changed."""
     k = start + MEEPLES * SQUARES
-    if old is None or old[0] != new[0]:
+    if old is None or old[_MEEPLES] != new[_MEEPLES]:
         out[start:k] = 0
         for m, sq in enumerate(state.meeples[s][:MEEPLES]):
             if sq >= 0:
-                sparse[start + m * SQUARES + sq] = 1.0
+                out[start + m * SQUARES + sq] = 1.0
     cups = state.cups[s]
     stop = k + CUPS * len(cups[0])
-    if old is None or old[1] != new[1]:
+    if old is None or old[_CUPS] != new[_CUPS]:
         out[k:stop] = [v for cup in cups for v in cup]
     k = stop
     stop = k + COUNTERS * drinks
-    if old is None or old[2] != new[2]:
+    cards = old is None or old[_COUNTERS:_UPGRADES] != new[_COUNTERS:_UPGRADES]
+    if cards:
         out[k:stop] = 0
         for counter in state.counters[s]:
             for d in counter:
-                sparse[k + d] = sparse.get(k + d, 0) + 1
+                out[k + d] += 1
             k += drinks
         out[stop] = len(state.completed[s])
         out[stop + 1] = len(state.penalties[s])
     k = stop + 2
-    if old is None or old[3:] != new[3:]:
+    if old is None or old[_UPGRADES:] != new[_UPGRADES:]:
         bits = state.upgrades[s]
         out[k : k + len(UPGRADES) + 1] = [
             *(bits >> u & 1 for u in range(len(UPGRADES))),
             state.rush[s],
         ]
+    return cards
 
 
-def _piles(state: RushState, cards: CardSet, start: int, sparse: dict[int, float]) -> None:
-    """The `piles` field (cards per drink discarded, removed, unseen) into `sparse` (all of
-    it: zeros too)."""
+def _piles(state: RushState, cards: CardSet) -> list[int]:
+    """The `piles` field: cards per drink discarded, removed, unseen."""
     drinks = len(cards.drinks)
     discarded = [0] * drinks
     for d in state.discarded:
@@ -301,30 +320,64 @@ def _piles(state: RushState, cards: CardSet, start: int, sparse: dict[int, float
         for pile in (*state.counters[s], state.completed[s], state.penalties[s]):
             for d in pile:
                 unseen[d] -= 1
-    sparse.update(enumerate(discarded + removed + unseen, start))
+    return discarded + removed + unseen
+
+
+class _Offsets:
+    """The layout's offsets that `Observer.write` needs, looked up once per layout."""
+
+    __slots__ = (
+        "hand",
+        "phase",
+        "piles",
+        "piles_end",
+        "seats",
+        "turn_moving",
+        "turn_served",
+        "turn_stage",
+        "turn_steps",
+        "turn_upgraded",
+    )
+
+    def __init__(self, layout: TensorLayout, n: int, drinks: int) -> None:
+        off = layout.offsets
+        self.phase: int = off["phase"]
+        self.turn_stage: int = off["turn_stage"]
+        self.turn_moving: int = off["turn_moving"]
+        self.turn_steps: int = off["turn_steps"]
+        self.hand: int = off["hand"]
+        self.turn_served: int = off["turn_served"]
+        self.turn_upgraded: int = off["turn_upgraded"]
+        self.piles: int = off["piles"]
+        self.piles_end: int = off["piles"] + len(PILES) * drinks
+        #: per relative seat, where its block starts
+        self.seats: list[int] = [offsets[0] for offsets in _seat_offsets(layout, n)]
 
 
 class _Kept:
-    """One observer seat's tensor and the keys of what is written in it: per absolute seat
-    its block, and the cards in sight (the `piles` field)."""
+    """One observer seat's tensor and copies of what is written in it: per absolute seat
+    its parts (`_seat_copy`), and the discarded and removed piles."""
 
-    __slots__ = ("out", "piles", "seats", "template")
+    __slots__ = ("offsets", "out", "piles", "seats", "template")
 
-    def __init__(self, template: Tensor, n: int) -> None:
+    def __init__(self, template: Tensor, layout: TensorLayout, n: int, drinks: int) -> None:
         self.template = template
+        self.offsets = _Offsets(layout, n, drinks)
         self.out: Tensor = template.copy()
         self.seats: list[tuple[Any, ...] | None] = [None] * n
-        self.piles: tuple[Any, ...] | None = None
+        self.piles: tuple[list[int], list[int]] | None = None
 
 
 class Observer:
     """The observation tensors of one stream of states (an environment's games), kept per
     observing seat: the values fixed for a game and seat (`_template`) are written once,
-    the public header at every call (two slices, each one assignment of a list), and each
-    seat's block only when what it is made of (`_seat_key`) differs from what was written
-    last, so a step rewrites the acting seat's block and the header. `observe(state, seat)`
-    equals `observation_tensor(state, seat)`, the from-scratch reference, for any sequence
-    of states (tests/rl/test_incremental.py); it returns a new array each call."""
+    the public header at every call (three slices, each one assignment of a list, and the
+    turn's few values), each seat's block only where what it is made of (`_seat_parts`)
+    differs from the copy kept when it was written last, and the `piles` field only when
+    a pile or a seat's cards changed, so a step rewrites the header and a part of the acting
+    seat's block. `observe(state, seat)` equals `observation_tensor(state, seat)`, the
+    from-scratch reference, for any sequence of states (tests/rl/test_incremental.py); it
+    returns a new array each call."""
 
     def __init__(self, game: CoffeeRushGame) -> None:
         self.game = game
@@ -344,11 +397,9 @@ class Observer:
         template = _template(state, layout, seat)
         kept = self._kept.get(seat)
         if kept is None or kept.template is not template:
-            kept = self._kept[seat] = _Kept(template, n)
+            kept = self._kept[seat] = _Kept(template, layout, n, len(state.cards.drinks))
         out = kept.out
-        cards: CardSet = state.cards
-        drinks = len(cards.drinks)
-        off = layout.offsets
+        off = kept.offsets
         phase = state.phase
         # phase .. rush_supply
         head = [0.0] * 8
@@ -359,43 +410,35 @@ class Observer:
         head.append(len(state.deck))
         head += state.supply
         head.append(state.rush_supply)
-        start = off["phase"]
+        start = off.phase
         out[start : start + len(head)] = head
-        # turn_stage .. piles: cleared, then their non-zero values with the changed seats'
-        # blocks (cleared too) in one assignment
-        start = off["turn_stage"]
-        out[start : off["piles"]] = 0
-        sparse: dict[int, float] = {}
+        # turn_stage .. hand: cleared, then the turn's values
+        start = off.turn_stage
+        out[start : off.piles] = 0
         if phase is Phase.TURN:
-            sparse[start + int(state.stage)] = 1.0
+            out[start + int(state.stage)] = 1.0
             if state.meeple >= 0:
-                sparse[off["turn_moving"] + state.meeples[state.current][state.meeple]] = 1.0
-            sparse[off["turn_steps"]] = state.steps
-            sparse[off["turn_served"]] = state.served
-            sparse[off["turn_upgraded"]] = state.upgraded
+                out[off.turn_moving + state.meeples[state.current][state.meeple]] = 1.0
+            out[off.turn_steps] = state.steps
+            out[off.turn_served] = state.served
+            out[off.turn_upgraded] = state.upgraded
         if phase is Phase.TURN or phase is Phase.SETUP_POUR:
-            k = off["hand"]
-            for v in state.hand:
-                if v:
-                    sparse[k] = v
-                k += 1
+            k = off.hand
+            out[k : k + len(state.hand)] = state.hand
         seats = kept.seats
-        seat_offsets = _seat_offsets(layout, n)
-        in_sight = [_cards_key(state, s) for s in range(n)]
+        drinks = len(state.cards.drinks)
+        in_sight = False
         for s in range(n):
-            key = _seat_key(state, s, in_sight[s])
-            if key != seats[s]:
-                start = seat_offsets[(s - seat) % n][0]
-                _seat_block(state, s, start, drinks, out, sparse, seats[s], key)
-                seats[s] = key
-        piles = (tuple(state.discarded), tuple(state.removed), in_sight)
-        if piles != kept.piles:
-            _piles(state, cards, off["piles"], sparse)
-            kept.piles = piles
-        count = len(sparse)
-        out[np.fromiter(sparse, dtype=np.intp, count=count)] = np.fromiter(
-            sparse.values(), dtype=np.float32, count=count
-        )
+            parts = _seat_parts(state, s)
+            old = seats[s]
+            if old != parts:
+                start = off.seats[(s - seat) % n]
+                in_sight |= _seat_block(state, s, start, drinks, out, old, parts)
+                seats[s] = _seat_copy(parts)
+        piles = kept.piles
+        if in_sight or piles is None or piles[0] != state.discarded or piles[1] != state.removed:
+            out[off.piles : off.piles_end] = _piles(state, state.cards)
+            kept.piles = (list(state.discarded), list(state.removed))
         return out
 
 
