@@ -984,8 +984,9 @@ class CafeState(State):
         alone, and its steps on its own area, warehouse and turn and on which colours the
         supply still has (not how many: `_produces`, `_fills`); another seat's move changes
         none of them unless it empties a colour of the supply or ends the round. The seat's
-        cells are compared by identity (a copy shares them until it places a card), its
-        cubes and the rest of its state by value."""
+        cells are compared by identity first (a copy shares them until it places a card),
+        then everything of the seat that decides how it plays on (`_player_key`, as
+        `search_key` reads it)."""
         if (
             not isinstance(before, CafeState)
             or self.phase is not _TURNS
@@ -1004,28 +1005,9 @@ class CafeState(State):
             return mine.hand is not None and mine.hand == was.hand
         if mine.stage is not _ACT:
             return False
-        if not (
-            area.cubes == old.cubes
-            and area.shops == old.shops
-            and area.cups == old.cups
-            and area.ships == old.ships
-        ):
-            return False
         if [n > 0 for n in self.supply] != [n > 0 for n in before.supply]:
             return False
-        return (
-            mine.warehouse == was.warehouse
-            and mine.hand == was.hand
-            and mine.ap == was.ap
-            and mine.open_kind is was.open_kind
-            and mine.open_group == was.open_group
-            and mine.open_colours == was.open_colours
-            and mine.open_cells == was.open_cells
-            and mine.pending_fill == was.pending_fill
-            and mine.pending_cells == was.pending_cells
-            and mine.pending_deliver == was.pending_deliver
-            and mine.pending_supply == was.pending_supply
-        )
+        return _player_key(mine) == _player_key(was)
 
     # ==== scoring ==========================================================================
     def scores(self) -> list[ScoreBreakdown]:
