@@ -437,9 +437,6 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
         **changes: Unpack[TableChanges],
     ) -> GameTable:
         values = _table_values(changes)
-        where = game_tables.c.id == table_id
-        if expected_revision is not None:
-            where = where & (game_tables.c.revision == expected_revision)
         async with self._write() as conn:
             if values:
                 update = _update_statement(frozenset(values), expected_revision is not None)
@@ -448,7 +445,10 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
                 row = (await conn.execute(update, parameters)).first()
                 if row is not None and _PLAYER_FIELDS & set(values):
                     await _sync_players(conn, table_id)
-            else:
+            else:  # nothing to change: the row as it is (at the expected revision)
+                where = game_tables.c.id == table_id
+                if expected_revision is not None:
+                    where = where & (game_tables.c.revision == expected_revision)
                 row = (await conn.execute(sa.select(game_tables).where(where))).first()
             if row is None:
                 actual = await conn.scalar(
