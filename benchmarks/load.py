@@ -382,6 +382,7 @@ def run(
                 raise SystemExit("a client process failed while setting up its tables") from None
             before = _nodes_cpu(pids)
             waited = sum(_run_queue_wait(p) for p in pids)
+            collector = _collector_stats(servers)
             spies = []
             if profile is not None:  # the server, and the first client process
                 for who, target in (("server", pid), ("client", procs[0].pid)):
@@ -399,6 +400,7 @@ def run(
             finished.wait()  # every client has stopped playing (none has closed yet)
             user, system = _nodes_cpu(pids)
             waited = sum(_run_queue_wait(p) for p in pids) - waited
+            collector = _collector_window(collector, _collector_stats(servers))
             outs = [queue.get() for _ in procs]
             server_cpu, server_system = user + system - sum(before), system - before[1]
             for p in procs:
@@ -408,7 +410,36 @@ def run(
         finally:
             for server in servers:
                 server.stop()
-    return summary(tables, outs, server_cpu, server_system, waited)
+    return summary(tables, outs, server_cpu, server_system, waited) | collector
+
+
+def _collector_stats(servers: list[ServerProcess]) -> list[dict[str, Any]]:
+    """Each server's cycle collector figures (`GET /api/health`, server/collector.py; none
+    from a server older than them, as when `PYTHONPATH` runs another checkout's code)."""
+    health = [httpx.get(f"{s.url}/api/health", timeout=30).json() for s in servers]
+    return [h["collector"] for h in health] if all("collector" in h for h in health) else []
+
+
+def _collector_window(
+    before: list[dict[str, Any]], after: list[dict[str, Any]]
+) -> dict[str, float]:
+    """The collector's passes and sweeps in the timed window, all servers together, and how
+    many of them stood the event loop still for 20 ms or more."""
+    if not before or not after:
+        return {}
+    slow = [name for name in before[0]["pauses"] if name not in ("<1ms", "<5ms", "<20ms")]
+    return {
+        "gc_passes": sum(a["passes"] - b["passes"] for b, a in zip(before, after, strict=True)),
+        "gc_sweeps": sum(a["sweeps"] - b["sweeps"] for b, a in zip(before, after, strict=True)),
+        "gc_pauses_20ms": sum(
+            a["pauses"][k] - b["pauses"][k]
+            for b, a in zip(before, after, strict=True)
+            for k in slow
+        ),
+        "gc_ms": sum(
+            a["pass_ms_total"] - b["pass_ms_total"] for b, a in zip(before, after, strict=True)
+        ),
+    }
 
 
 def summary(
@@ -534,6 +565,12 @@ def _line(name: str, rate: float | None, r: dict[str, Any]) -> str:
         f"{100 * r['client_system_fraction']:.0f}% system)  "
         f"games finished {r['games_finished']:.0f}  errors {r['errors']:.0f}  "
         f"load average {r['load']:.1f}"
+        + (
+            f"  collector {r['gc_passes']:.0f} passes {r['gc_ms']:.0f} ms, "
+            f"{r['gc_pauses_20ms']:.0f} of 20 ms or more, {r['gc_sweeps']:.0f} sweeps"
+            if "gc_passes" in r
+            else ""
+        )
     )
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import json
 import logging
 import math
@@ -45,6 +44,7 @@ from coffeetable.core.registry import find_game, game_names
 from coffeetable.server import auth
 from coffeetable.server.bots import SEAT_BOTS
 from coffeetable.server.chat_routes import RouteHelpers, add_chat_routes
+from coffeetable.server.collector import CycleCollector
 from coffeetable.server.deck_routes import install as install_deck_routes
 from coffeetable.server.gamedata import game_data
 from coffeetable.server.guard import EdgeGuard
@@ -222,30 +222,6 @@ class JoinTable(_Body):
     invite: str | None = Field(default=None, max_length=100)
 
 
-#: Full passes of the cycle collector: at most one per this many passes of its middle
-#: generation (Python's default is 10). See `_tune_gc`.
-GC_FULL_PASS_EVERY = 100
-
-
-def _tune_gc() -> None:
-    """Keep the cycle collector's full passes short and rare. A full pass stops the event
-    loop, and with it every table, for as long as it takes to scan every tracked object:
-    about 0.1 s per 100,000 objects here, which at 500 moves/s delayed the moves of that
-    moment past 100 ms (docs/server.md, Performance). So, once the server has started
-    (`Settings.tune_gc`: the process is the server's own):
-
-    - everything made so far (modules, classes, functions, the games resumed from storage)
-      lives as long as the server: `gc.freeze` puts it out of every pass's reach;
-    - full passes come at most every `GC_FULL_PASS_EVERY` passes of the middle generation
-      instead of 10 (under load one of those runs every few seconds). Young cyclic garbage
-      is still collected by the young passes; only long-lived cycles (a connection that
-      lasted minutes) wait longer to be freed.
-    """
-    gc.freeze()
-    young, middle, _ = gc.get_threshold()
-    gc.set_threshold(young, middle, GC_FULL_PASS_EVERY)
-
-
 #: A private table's invite, for reading it over HTTP.
 Invite = Annotated[str | None, Query(max_length=100, description="a private table's invite")]
 
@@ -259,10 +235,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await node.start()
         app.state.node, app.state.storage = node, node.storage
         if settings.tune_gc:
-            _tune_gc()
+            node.collector = CycleCollector()
+            node.collector.start()
         try:
             yield
         finally:
+            if node.collector is not None:
+                await node.collector.stop()
             await node.stop()
 
     app = FastAPI(

@@ -31,6 +31,7 @@ from coffeetable.server import auth
 from coffeetable.server.abandonment import AbandonService
 from coffeetable.server.bus import LOBBY, USERS, Bus, MemoryBus, RedisBus
 from coffeetable.server.chat import LOBBY_CHAT, ChatService
+from coffeetable.server.collector import CycleCollector
 from coffeetable.server.decks import CalibrationPlan, DeckService
 from coffeetable.server.driver import Driver
 from coffeetable.server.friends import FriendService
@@ -107,8 +108,9 @@ class Settings(BaseModel):
     #: WebSocket messages per second per connection, and burst
     message_rate: float = 20.0
     message_burst: int = 60
-    #: tune the cycle collector once started (`app._tune_gc`): for a process that is the
-    #: server (`coffeetable serve`), not for an app made inside another program such as a test
+    #: run the cycle collector on the server's own schedule once started (collector.py): for
+    #: a process that is the server (`coffeetable serve`), not for an app made inside another
+    #: program such as a test
     tune_gc: bool = False
     #: mail (turn notifications): the SMTP server (smtp://user:password@host:port, or smtps://
     #: for TLS at once; None: no mail at all), the From address, and the site's address for
@@ -254,6 +256,8 @@ class Node:
         self._housekeeping: asyncio.Task[None] | None = None
         self.started = time.time()
         self.stopping = False
+        #: the cycle collector's schedule, in a server process (Settings.tune_gc)
+        self.collector: CycleCollector | None = None
 
     @property
     def shared(self) -> bool:
@@ -484,6 +488,7 @@ class Node:
             "leases_held": len(self.leases.held()) if self.shared else len(self.match.live_tables),
             "queue_depth": await self.jobs.depth(),
             "uptime_s": round(time.time() - self.started, 1),
+            **({"collector": self.collector.stats()} if self.collector is not None else {}),
         }
 
 
