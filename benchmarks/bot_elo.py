@@ -4,10 +4,13 @@
     python3 benchmarks/bot_elo.py coffee-rush --games 40 --write
     python3 benchmarks/bot_elo.py cafe --games 4 --stand-in ismcts:easy=ismcts:6i \\
         --stand-in ismcts:medium=ismcts:12i --stand-in ismcts:hard=ismcts:24i
+    python3 benchmarks/bot_elo.py coffee-rush --games 100 --workers 2 \\
+        --stand-in ismcts:hard=ismcts:2600i ... --out rush.jsonl --resume
+    python3 benchmarks/bot_elo.py coffee-rush --fit-only rush.jsonl [--write]
 
 Plays a round robin between the bots a table seat may hold (the server's SEAT_BOTS: random,
-greedy, ismcts:easy, medium and hard) with `coffeetable.bots.tournament.round_robin` (every
-pair `--games` games on shared deals, seats swapped), fits their Elo ratings (Bradley-Terry,
+greedy, ismcts:easy, medium and hard) with `coffeetable.bots.tournament` (every pair
+`--games` games on shared deals, seats swapped), fits their Elo ratings (Bradley-Terry,
 the 400-point logistic of the server's ratings, server/ratings.py) and anchors them on the
 server's scale: `--anchor BOT=RATING`, by default greedy at the server's start rating
 (DEFAULT_RATING, 1500: what the server gives a player it knows nothing about, and the bot
@@ -16,6 +19,22 @@ the anchor is a convention, not a measurement: differences between the levels ar
 
 `--stand-in LEVEL=SPEC` plays SPEC in LEVEL's place (a fixed iteration budget, so that a
 run on a busy machine measures the same bots as on a quiet one) and says so in the file.
+`--workers N` plays N games at a time in worker processes (each game seeded by its deal and
+seat, so the games do not depend on N).
+
+`--out FILE` appends each game, as it ends, to FILE as one JSON line (the pair and the
+specs played, the deal, the seats and bot seeds, scores, winners, points, seconds, the
+commit): a run stopped at any moment loses only the games in flight. `--resume` continues
+such a file: the games of this run already in it (same game, deal, and seat by seat the same
+bot, spec and seed) are not played again, and the fit uses every game in the file between
+these bots played as these specs (files of runs on several machines may be concatenated:
+a game in several of them counts once). Games of a bot played as another spec are never
+used, and said. `--fit-only FILE` plays nothing: it fits (and with `--write` publishes)
+the games in FILE; each bot's spec is the one FILE holds (`--stand-in` chooses when FILE
+holds several). A last line cut short (a run killed while writing it) is skipped with a
+warning, and dropped from FILE before `--resume` appends; any other line that is not a game
+record stops the run with its line number.
+
 `--write` puts the result for this game, with its provenance (command, commit, date, games,
 stand-ins, the 95 % intervals), into src/coffeetable/bots/data/bot-ratings.json, which the
 server reads to show each bot's rating in the lobby.
@@ -24,17 +43,23 @@ server reads to show each bot's rating in the lobby.
 from __future__ import annotations
 
 import argparse
+import collections
+import concurrent.futures
 import datetime
 import json
+import os
 import pathlib
 import shlex
 import sys
 import time
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from _provenance import commit
 
 from coffeetable import find_game
-from coffeetable.bots.tournament import PUBLISHED_RATINGS, round_robin
+from coffeetable.bots import tournament
+from coffeetable.bots.tournament import PUBLISHED_RATINGS, GameJob, TournamentResult
 from coffeetable.core.errors import DataError
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "src" / "coffeetable" / "bots" / "data"
@@ -49,6 +74,110 @@ def _pair(text: str) -> tuple[str, str]:
     return key.strip().lower(), value.strip().lower()
 
 
+def _warn(text: str) -> None:
+    print(f"warning: {text}", file=sys.stderr, flush=True)
+
+
+def _play(jobs: Sequence[GameJob], workers: int) -> Iterator[dict[str, Any]]:
+    """Each job's record as its game ends (in that order, not the jobs' with workers)."""
+    if workers <= 1:
+        for job in jobs:
+            yield tournament.play(job)
+        return
+    with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(tournament.play, job) for job in jobs]
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                yield future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+def _append(path: pathlib.Path, record: dict[str, Any]) -> None:
+    """One record as one line, written whole and flushed to the disk before the next game."""
+    line = (json.dumps(record, sort_keys=True) + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _read(path: pathlib.Path, *, repair: bool) -> list[dict[str, Any]]:
+    """The records of FILE; a torn last line is said and (`repair`) cut off the file."""
+    try:
+        found = tournament.read_records(path)
+    except DataError as exc:
+        sys.exit(f"error: {exc}; mend or remove that line (the other games stay usable)")
+    if found.torn_tail is not None:
+        action = "dropped from the file" if repair else "skipped"
+        _warn(f"{found.torn_tail}; {action} (a game in flight when the run was stopped)")
+        if repair:
+            with path.open("r+b") as f:
+                f.truncate(found.good_bytes)
+    return found.records
+
+
+def _played_in_file(
+    records: Sequence[dict[str, Any]],
+    game: str,
+    players: int,
+    bots: Sequence[str],
+    stand_ins: dict[str, str],
+) -> list[str]:
+    """--fit-only: each bot's spec, from --stand-in or else the one FILE holds."""
+    specs: dict[str, collections.Counter[str]] = {b: collections.Counter() for b in bots}
+    for record in records:
+        if record["game"] == game and record["players"] == players:
+            for bot, spec in zip(record["pair"], record["played"], strict=True):
+                if bot in specs:
+                    specs[bot][spec] += 1
+    played = []
+    for bot in bots:
+        if bot in stand_ins:
+            played.append(stand_ins[bot])
+        elif len(specs[bot]) > 1:
+            held = ", ".join(f"{spec} ({n} games)" for spec, n in sorted(specs[bot].items()))
+            sys.exit(
+                f"error: the file holds games of {bot} played as {held}: choose one with "
+                f"--stand-in {bot}=SPEC"
+            )
+        else:
+            played.append(next(iter(specs[bot]), bot))
+    return played
+
+
+def _select(
+    records: Sequence[dict[str, Any]],
+    path: pathlib.Path,
+    game: str,
+    players: int,
+    bots: Sequence[str],
+    played: Sequence[str],
+) -> list[dict[str, Any]]:
+    chosen = tournament.select_records(records, game, players, bots, played)
+    spec = dict(zip(bots, played, strict=True))
+    for bot, counts in sorted(chosen.other_specs.items()):
+        held = ", ".join(f"{n} as {s}" for s, n in sorted(counts.items()))
+        _warn(f"{path}: games of {bot} played {held} are not used (this run: {spec[bot]})")
+    if chosen.other_games:
+        _warn(
+            f"{path}: {chosen.other_games} games of another game, seat count or bots are not used"
+        )
+    if chosen.repeated:
+        _warn(
+            f"{path}: {chosen.repeated} games are in the file more than once, counted once"
+            + (
+                f" ({chosen.differing} with another result than the first)"
+                if chosen.differing
+                else ""
+            )
+        )
+    return chosen.used
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -61,9 +190,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--prior-draws", type=float, default=1.0)
     parser.add_argument("--anchor", type=_pair, default=("greedy", str(START_RATING)))
     parser.add_argument("--stand-in", type=_pair, action="append", default=[])
+    parser.add_argument("--workers", type=int, default=1, help="games at a time (processes)")
+    parser.add_argument("--out", metavar="FILE", type=pathlib.Path, help="append each game")
+    parser.add_argument("--resume", action="store_true", help="continue --out's FILE")
+    parser.add_argument(
+        "--fit-only", metavar="FILE", type=pathlib.Path, help="fit FILE's games, play none"
+    )
     parser.add_argument("--write", action="store_true", help="update bot-ratings.json")
     args = parser.parse_args(argv)
     bots = [b.strip().lower() for b in args.bots.split(",") if b.strip()]
+    if len(set(bots)) < len(bots):
+        parser.error("--bots: a bot named twice")
     stand_ins = dict(args.stand_in)
     unknown = set(stand_ins) - set(bots)
     if unknown:
@@ -75,47 +212,111 @@ def main(argv: list[str] | None = None) -> None:
         anchor_rating = float(anchor_text)
     except ValueError:
         parser.error(f"--anchor: {anchor_text!r} is not a rating")
-    played = [stand_ins.get(b, b) for b in bots]
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
+    if args.fit_only and (args.out or args.resume):
+        parser.error("--fit-only plays nothing: no --out or --resume")
+    if args.resume and not args.out:
+        parser.error("--resume continues the file of --out FILE")
     game = find_game(args.game)
     start = time.perf_counter()
-    done = [0]
-    pairs = len(bots) * (len(bots) - 1) // 2
+    run_commit = commit()
+    if args.fit_only:
+        if not args.fit_only.exists():
+            sys.exit(f"error: {args.fit_only}: no such file")
+        records = _read(args.fit_only, repair=False)
+        played = _played_in_file(records, args.game, args.players, bots, stand_ins)
+        used = _select(records, args.fit_only, args.game, args.players, bots, played)
+        print(f"{len(used)} games from {args.fit_only}", file=sys.stderr, flush=True)
+    else:
+        played = [stand_ins.get(b, b) for b in bots]
+        try:
+            jobs = tournament.schedule(game, bots, args.games, args.seed, args.players, played)
+        except DataError as exc:
+            sys.exit(str(exc))
+        used = []
+        if args.out and args.out.exists() and args.out.stat().st_size and not args.resume:
+            sys.exit(
+                f"error: {args.out} already holds games: --resume to continue it (or another "
+                "--out FILE)"
+            )
+        if args.resume:
+            records = _read(args.out, repair=True)
+            used = _select(records, args.out, args.game, args.players, bots, played)
+            done = {tournament.record_key(r) for r in used}
+            todo = [job for job in jobs if job.key() not in done]
+            extra = len(used) - (len(jobs) - len(todo))
+            print(
+                f"{len(jobs) - len(todo)} of this run's {len(jobs)} games already in "
+                f"{args.out}, {len(todo)} to play"
+                + (f"; {extra} more games of these bots there, used in the fit" if extra else ""),
+                file=sys.stderr,
+                flush=True,
+            )
+        else:
+            todo = jobs
+        try:
+            for n, record in enumerate(_play(todo, args.workers), 1):
+                record["commit"] = run_commit
+                if args.out:
+                    _append(args.out, record)
+                used.append(record)
+                print(
+                    f"  {n}/{len(todo)} games, {time.perf_counter() - start:.0f} s "
+                    f"({' vs '.join(record['played'])}, deal {record['deal']}: "
+                    f"{record['points'][0]:g}-{record['points'][1]:g})",
+                    file=sys.stderr,
+                    flush=True,
+                )
+        except DataError as exc:
+            sys.exit(str(exc))
+        except KeyboardInterrupt:
+            sys.exit("stopped" + (f"; --resume continues {args.out}" if args.out else ""))
+    _report(args, argv, bots, played, used, anchor_bot, anchor_rating, run_commit, start)
 
-    def progress() -> None:
-        done[0] += 1
-        print(
-            f"  {done[0]}/{pairs * args.games} games, {time.perf_counter() - start:.0f} s",
-            file=sys.stderr,
-            flush=True,
-        )
 
-    try:
-        result = round_robin(game, played, args.games, args.seed, None, args.players, progress)
-    except DataError as exc:
-        sys.exit(str(exc))
-    seconds = time.perf_counter() - start
+def _report(
+    args: argparse.Namespace,
+    argv: list[str] | None,
+    bots: list[str],
+    played: list[str],
+    used: list[dict[str, Any]],
+    anchor_bot: str,
+    anchor_rating: float,
+    run_commit: str,
+    start: float,
+) -> None:
+    result = TournamentResult.from_records(bots, used)
     table = result.to_json(args.prior_draws)
     shift = anchor_rating - table["bots"][bots.index(anchor_bot)]["elo"]
     rows = {}
-    for name, row in zip(bots, table["bots"], strict=True):
+    for name, spec, row in zip(bots, played, table["bots"], strict=True):
         rows[name] = {
             "elo": round(row["elo"] + shift, 1),
             "ci95": row["elo_ci95"],
-            "played_as": row["bot"],
+            "played_as": spec,
             "games": row["games"],
-            "score_share": round(row["score_share"], 3),
-            "mean_score": round(row["mean_score"], 2),
+            "score_share": None if row["score_share"] is None else round(row["score_share"], 3),
+            "mean_score": None if row["mean_score"] is None else round(row["mean_score"], 2),
         }
+        share = "-" if row["score_share"] is None else f"{row['score_share']:.3f}"
+        mean = "-" if row["mean_score"] is None else f"{row['mean_score']:.2f}"
         print(
             f"{name:15s} {row['elo'] + shift:7.0f} ± {row['elo_ci95']:.0f}"
-            f"  (played as {row['bot']}; {row['games']} games, score share "
-            f"{row['score_share']:.3f}, mean score {row['mean_score']:.2f})"
+            f"  (played as {spec}; {row['games']} games, score share {share}, mean score {mean})"
         )
+    per_pair = [p["games"] for p in table["pairs"]]
+    commits = collections.Counter(str(r.get("commit", "unknown")) for r in used)
+    game_seconds = sum(float(r["seconds"]) for r in used)
     print(
-        f"{pairs * args.games} games in {seconds:.0f} s; anchor {anchor_bot} = {anchor_rating:.0f}"
+        f"{len(used)} games ({min(per_pair)}-{max(per_pair)} a pair, {game_seconds:.0f} s of "
+        f"play) in {time.perf_counter() - start:.0f} s; anchor {anchor_bot} = "
+        f"{anchor_rating:.0f}; commits {', '.join(f'{c[:10]} ({n})' for c, n in commits.items())}"
     )
     if not args.write:
         return
+    if not used:
+        sys.exit("error: no games to publish")
     path = DATA / PUBLISHED_RATINGS
     data = json.loads(path.read_text("utf-8")) if path.exists() else {"games": {}}
     data["about"] = (
@@ -127,17 +328,22 @@ def main(argv: list[str] | None = None) -> None:
         "command": shlex.join(
             ["python3", "benchmarks/bot_elo.py", *(argv if argv is not None else sys.argv[1:])]
         ),
-        "commit": commit(),
+        # the commit the games were played at (the most games' when several)
+        "commit": commits.most_common(1)[0][0],
+        "commits": dict(commits),
         "date": datetime.date.today().isoformat(),
         "players": args.players,
-        "games_per_pair": args.games,
-        "seed": args.seed,
+        "games_per_pair": min(per_pair),
+        "games": len(used),
+        "seed": sorted({r["deal"] for r in used})[0],
         "anchor": {"bot": anchor_bot, "rating": anchor_rating},
-        "stand_ins": stand_ins,
+        "stand_ins": {b: s for b, s in zip(bots, played, strict=True) if b != s},
         "prior_draws": args.prior_draws,
-        "seconds": round(seconds),
+        "seconds": round(game_seconds),
         "pairs": table["pairs"],
     }
+    if len(commits) == 1 and run_commit not in commits:
+        data["games"][args.game]["published_at"] = run_commit
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"written to {path}")
 
