@@ -337,3 +337,79 @@ def test_published_ratings_have_their_provenance() -> None:
         assert ratings[game] == {b: round(row["elo"]) for b, row in table["bots"].items()}
         for spec in ("random", "greedy", "ismcts:easy", "ismcts:medium", "ismcts:hard"):
             assert spec in ratings[game], (game, spec)
+
+
+# ==== game records (benchmarks/bot_elo.py --out) ============================================
+
+
+def records_of(bots: list[str], games: int, played: list[str] | None = None) -> list[Any]:
+    return [
+        tournament.play(job)
+        for job in tournament.schedule(RUSH, bots, games, seed=5, played=played)
+    ]
+
+
+def test_records_fit_as_round_robin() -> None:
+    """Bots named r, g, r2 played as random, greedy, random (names and specs may differ)."""
+    bots = ["r", "g", "r2"]
+    records = records_of(bots, 2, ["random", "greedy", "random"])
+    direct = round_robin(RUSH, ["random", "greedy", "random"], 2, seed=5)
+    from_file = TournamentResult.from_records(bots, records)
+    assert from_file.pairs == direct.pairs and from_file.scores == direct.scores
+    # another order of the bots: the same ratings, bot by bot
+    other = TournamentResult.from_records(["r2", "r", "g"], records[::-1])
+    by_bot = dict(zip(other.bots, other.ratings(), strict=True))
+    for bot, rating in zip(bots, direct.ratings(), strict=True):
+        assert by_bot[bot].elo == pytest.approx(rating.elo)
+        assert by_bot[bot].ci95 == pytest.approx(rating.ci95)
+    with pytest.raises(DataError, match="'r2', not one of the bots"):
+        TournamentResult.from_records(["r", "g"], records)
+    with pytest.raises(DataError, match="must differ"):
+        TournamentResult.from_records(["r", "g", "r"], records)
+
+
+def test_a_record_is_read_back_and_checked() -> None:
+    import json
+
+    (record,) = records_of(["random", "greedy"], 1)
+    line = json.dumps(record)
+    assert tournament.parse_record(line) == record
+    assert (
+        tournament.record_key(record)
+        == tournament.schedule(RUSH, ["random", "greedy"], 1, 5)[0].key()
+    )
+    for broken, words in (
+        ({**record, "deal": "5"}, "'deal' missing or not"),
+        ({**record, "players": True}, "'players' missing or not"),
+        ({**record, "seats": ["greedy", "greedy"]}, "do not fit"),
+        ({**record, "points": [1]}, "do not fit"),
+        ({**record, "members": [0, 2]}, "do not fit"),
+    ):
+        with pytest.raises(DataError, match=words):
+            tournament.parse_record(json.dumps(broken))
+
+
+def test_select_records_keeps_each_game_once_of_the_specs_asked() -> None:
+    """Bot x played as random in some games, as greedy in others (a stand-in changed)."""
+    bots = ["g", "x"]
+    as_random = records_of(bots, 2, ["greedy", "random"])
+    as_greedy = records_of(bots, 2, ["greedy", "greedy"])
+    other_bots = records_of(["random", "greedy"], 1)
+    chosen = tournament.select_records(
+        [*as_random, *as_greedy, as_random[0], *other_bots],
+        "coffee-rush",
+        2,
+        bots,
+        ["greedy", "random"],
+    )
+    assert chosen.used == as_random
+    assert chosen.other_specs == {"x": {"greedy": 2}}
+    assert (chosen.other_games, chosen.repeated, chosen.differing) == (1, 1, 0)
+    changed = {**as_random[1], "winners": [9]}
+    chosen = tournament.select_records(
+        [*as_random, changed], "coffee-rush", 2, bots, ["greedy", "random"]
+    )
+    assert (chosen.repeated, chosen.differing) == (1, 1)
+    for game, players in (("coffee-rush", 3), ("cafe", 2)):
+        chosen = tournament.select_records(as_random, game, players, bots, ["greedy", "random"])
+        assert chosen.used == [] and chosen.other_games == 2
