@@ -10,12 +10,14 @@
 
 Plays a round robin between the bots a table seat may hold (the server's SEAT_BOTS: random,
 greedy, ismcts:easy, medium and hard) with `coffeetable.bots.tournament` (every pair
-`--games` games on shared deals, seats swapped), fits their Elo ratings (Bradley-Terry,
+`--games` games on shared deals, seats swapped; played deal by deal across the pairs, so
+that a run stopped early has every pair about equally measured), fits their Elo ratings (Bradley-Terry,
 the 400-point logistic of the server's ratings, server/ratings.py) and anchors them on the
 server's scale: `--anchor BOT=RATING`, by default greedy at the server's start rating
 (DEFAULT_RATING, 1500: what the server gives a player it knows nothing about, and the bot
 the lobby offers first). People and bots never play rated games against each other, so
-the anchor is a convention, not a measurement: differences between the levels are measured.
+the anchor is a convention, not a measurement: differences between the levels are measured,
+and each level's 95 % interval is that of its difference to the anchor (0 for the anchor).
 
 `--stand-in LEVEL=SPEC` plays SPEC in LEVEL's place (a fixed iteration budget, so that a
 run on a busy machine measures the same bots as on a quiet one) and says so in the file.
@@ -255,6 +257,10 @@ def main(argv: list[str] | None = None) -> None:
             )
         else:
             todo = jobs
+        # deal by deal across the pairs (not pair after pair): a run stopped at any moment
+        # leaves every pair with about as many games, the table the fit needs
+        rank = {job.pair: n for n, job in enumerate(jobs)}
+        todo.sort(key=lambda job: (job.index // 2, rank[job.pair], job.index))
         try:
             for n, record in enumerate(_play(todo, args.workers), 1):
                 record["commit"] = run_commit
@@ -287,7 +293,9 @@ def _report(
     start: float,
 ) -> None:
     result = TournamentResult.from_records(bots, used)
-    table = result.to_json(args.prior_draws)
+    # the intervals of each rating's difference to the anchor's (fixed by convention): what
+    # the published rating (anchor + difference) is uncertain by
+    table = result.to_json(args.prior_draws, anchor=bots.index(anchor_bot))
     shift = anchor_rating - table["bots"][bots.index(anchor_bot)]["elo"]
     rows = {}
     for name, spec, row in zip(bots, played, table["bots"], strict=True):
@@ -311,7 +319,7 @@ def _report(
     print(
         f"{len(used)} games ({min(per_pair)}-{max(per_pair)} a pair, {game_seconds:.0f} s of "
         f"play) in {time.perf_counter() - start:.0f} s; anchor {anchor_bot} = "
-        f"{anchor_rating:.0f}; commits {', '.join(f'{c[:10]} ({n})' for c, n in commits.items())}"
+        f"{anchor_rating:.0f} (the intervals are of the differences to it); commits {', '.join(f'{c[:10]} ({n})' for c, n in commits.items())}"
     )
     if not args.write:
         return
@@ -337,6 +345,7 @@ def _report(
         "games": len(used),
         "seed": sorted({r["deal"] for r in used})[0],
         "anchor": {"bot": anchor_bot, "rating": anchor_rating},
+        "ci95_of": "the difference to the anchor's rating",
         "stand_ins": {b: s for b, s in zip(bots, played, strict=True) if b != s},
         "prior_draws": args.prior_draws,
         "seconds": round(game_seconds),

@@ -227,3 +227,20 @@ def test_concatenated_files_count_each_game_once(whole: tuple[Path, str], tmp_pa
     assert fit.returncode == 0, fit.stderr
     assert "2 games are in the file more than once, counted once" in fit.stderr
     assert ratings(fit.stdout) == ratings(stdout)
+
+
+def test_games_are_played_deal_by_deal_across_the_pairs(tmp_path: Path) -> None:
+    """A run stopped early leaves every pair about equally measured, not the first pairs
+    complete and the last unplayed."""
+    out = tmp_path / "order.jsonl"
+    done = bot_elo(
+        "coffee-rush", "--bots", "random,greedy,ismcts:easy", "--stand-in",
+        "ismcts:easy=random", "--games", "4", "--out", out,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    order = [
+        (tuple(json.loads(line)["pair"]), json.loads(line)["index"])
+        for line in out.read_text("utf-8").splitlines()
+    ]
+    pairs = [("random", "greedy"), ("random", "ismcts:easy"), ("greedy", "ismcts:easy")]
+    assert order == [(p, g) for first in (0, 2) for p in pairs for g in (first, first + 1)]

@@ -78,6 +78,41 @@ def test_two_bots_75_percent_interval() -> None:
     assert ratings[1].ci95 == pytest.approx(half_width, rel=1e-6)
 
 
+def test_interval_against_the_anchor() -> None:
+    """k = 2: r_0 - r_1 has variance 1 / I, twice the centred half-width; the anchor's own
+    interval is 0. The ratings are those of the centred fit."""
+    pairs = [PairResult(0, 1, 20, 15, 5)]
+    centred = fit_elo(2, pairs, prior_draws=0)
+    for anchor in (0, 1):
+        anchored = fit_elo(2, pairs, prior_draws=0, anchor=anchor)
+        assert [r.elo for r in anchored] == [r.elo for r in centred]
+        assert anchored[anchor].ci95 == 0
+        assert anchored[1 - anchor].ci95 == pytest.approx(2 * centred[0].ci95, rel=1e-9)
+
+
+def test_a_bot_that_never_wins_widens_the_centred_intervals_not_the_anchored() -> None:
+    """Bot 0 loses every game (random): its rating is known only to be low, and the mean of
+    all ratings inherits a fifth of that; a difference to the anchor (bot 1) does not."""
+
+    def pairs(n: int) -> list[PairResult]:
+        out = []
+        for a in range(5):
+            for b in range(a + 1, 5):
+                out.append(PairResult(a, b, n, 0.0 if a == 0 else n / 2, n if a == 0 else n / 2))
+        return out
+
+    small, big = fit_elo(5, pairs(40)), fit_elo(5, pairs(400))
+    assert big[0].ci95 == pytest.approx(small[0].ci95, rel=0.02)  # 194, 193: not narrower
+    # ten times the games, the others' intervals not a third as wide (67 -> 50, not 21):
+    # a fifth of bot 0's uncertainty (193 / 5 = 39) stays in each
+    assert all(b.ci95 > big[0].ci95 / 5 for b in big[1:])
+    small, big = fit_elo(5, pairs(40), anchor=1), fit_elo(5, pairs(400), anchor=1)
+    assert big[1].ci95 == small[1].ci95 == 0
+    for s, b in zip(small[2:], big[2:], strict=True):  # 75 -> 24: as 1 / sqrt(games)
+        assert b.ci95 == pytest.approx(s.ci95 / math.sqrt(10), rel=0.05)
+    assert big[0].ci95 > 200  # bot 0 itself stays unmeasured
+
+
 def test_fifty_percent_is_equal() -> None:
     for pairs in ([PairResult(0, 1, 10, 5, 5)], [PairResult(0, 1, 3, 1.5, 1.5)]):
         ratings = fit_elo(2, pairs, prior_draws=0)

@@ -97,11 +97,11 @@ class TournamentResult:
                 scores[(x, y)[m]].append(score)
         return cls([], list(pairs.values()), scores)
 
-    def ratings(self, prior_draws: float = 1.0) -> list[Rating]:
-        return fit_elo(len(self.bots), self.pairs, prior_draws)
+    def ratings(self, prior_draws: float = 1.0, anchor: int | None = None) -> list[Rating]:
+        return fit_elo(len(self.bots), self.pairs, prior_draws, anchor)
 
-    def to_json(self, prior_draws: float = 1.0) -> dict[str, Any]:
-        ratings = self.ratings(prior_draws)
+    def to_json(self, prior_draws: float = 1.0, anchor: int | None = None) -> dict[str, Any]:
+        ratings = self.ratings(prior_draws, anchor)
         games = [0] * len(self.bots)
         points = [0.0] * len(self.bots)
         for p in self.pairs:
@@ -431,10 +431,20 @@ def select_records(
     return selection
 
 
-def fit_elo(k: int, pairs: Sequence[PairResult], prior_draws: float = 1.0) -> list[Rating]:
+def fit_elo(
+    k: int, pairs: Sequence[PairResult], prior_draws: float = 1.0, anchor: int | None = None
+) -> list[Rating]:
     """Maximum-likelihood Elo ratings (mean 1500) and 95 % half-widths; see the module doc.
-    A bot without games gets 1500 and an infinite interval; the others are fitted alone."""
+    A bot without games gets 1500 and an infinite interval; the others are fitted alone.
+
+    The half-widths are those of each rating minus the mean of all (the centred ratings);
+    with `anchor` (a bot's index), those of each rating minus the anchor's (0 for the
+    anchor): the interval of a rating published with the anchor's fixed by convention. The
+    centred interval holds a share of every bot's uncertainty, so one bot measured badly
+    (random, which never wins) widens them all; the anchored one does not."""
     played = sorted({i for p in pairs if p.games for i in (p.a, p.b)})
+    if anchor is not None and anchor not in played:
+        return [Rating(r.elo, math.inf) for r in fit_elo(k, pairs, prior_draws)]
     if len(played) < k:
         index = {bot: i for i, bot in enumerate(played)}
         sub = [
@@ -442,15 +452,21 @@ def fit_elo(k: int, pairs: Sequence[PairResult], prior_draws: float = 1.0) -> li
             for p in pairs
             if p.games
         ]
-        fitted = _fit(len(played), sub, prior_draws) if len(played) > 1 else []
+        fitted = (
+            _fit(len(played), sub, prior_draws, None if anchor is None else index[anchor])
+            if len(played) > 1
+            else []
+        )
         out = [Rating(1500.0, math.inf) for _ in range(k)]
         for bot, rating in zip(played, fitted, strict=False):
             out[bot] = rating
         return out
-    return _fit(k, pairs, prior_draws)
+    return _fit(k, pairs, prior_draws, anchor)
 
 
-def _fit(k: int, pairs: Sequence[PairResult], prior_draws: float) -> list[Rating]:
+def _fit(
+    k: int, pairs: Sequence[PairResult], prior_draws: float, anchor: int | None = None
+) -> list[Rating]:
     if prior_draws < 0:
         raise DataError(f"prior draws must be 0 or more, not {prior_draws}")
     n = [[0.0] * k for _ in range(k)]  # games between i and j
@@ -482,9 +498,13 @@ def _fit(k: int, pairs: Sequence[PairResult], prior_draws: float) -> list[Rating
         if cov_free is None:
             ratings.append(Rating(1500 + r[i] - mean, math.inf))
             continue
-        # variance of r_i - mean(r), with r_k fixed at 0 and cov(r_free) = cov_free
+        # variance of r_i - mean(r) (or r_i - r_anchor), with r_k fixed at 0 and
+        # cov(r_free) = cov_free
         var = 0.0
-        coef = [(1.0 if j == i else 0.0) - 1.0 / k for j in range(k - 1)]
+        if anchor is None:
+            coef = [(1.0 if j == i else 0.0) - 1.0 / k for j in range(k - 1)]
+        else:
+            coef = [float(j == i) - float(j == anchor) for j in range(k - 1)]
         for x in range(k - 1):
             for y in range(k - 1):
                 var += coef[x] * cov_free[x][y] * coef[y]
