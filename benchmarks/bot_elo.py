@@ -7,6 +7,7 @@
     python3 benchmarks/bot_elo.py coffee-rush --games 100 --workers 2 \\
         --stand-in ismcts:hard=ismcts:2600i ... --out rush.jsonl --resume
     python3 benchmarks/bot_elo.py coffee-rush --fit-only rush.jsonl [--write]
+    python3 benchmarks/bot_elo.py coffee-rush --project 80,120,160
 
 Plays a round robin between the bots a table seat may hold (the server's SEAT_BOTS: random,
 greedy, ismcts:easy, medium and hard) with `coffeetable.bots.tournament` (every pair
@@ -36,6 +37,10 @@ the games in FILE; each bot's spec is the one FILE holds (`--stand-in` chooses w
 holds several). A last line cut short (a run killed while writing it) is skipped with a
 warning, and dropped from FILE before `--resume` appends; any other line that is not a game
 record stops the run with its line number.
+
+`--project N,N,...` plays nothing: it prints each bot's interval at N games a pair, from the
+published table's games (or --fit-only FILE's), each pair's expected score taken from the
+fitted ratings except that the bots of `--never-wins` (default random) lose every game.
 
 `--write` puts the result for this game, with its provenance (command, commit, date, games,
 stand-ins, the 95 % intervals), into src/coffeetable/bots/data/bot-ratings.json, which the
@@ -199,6 +204,18 @@ def main(argv: list[str] | None = None) -> None:
         "--fit-only", metavar="FILE", type=pathlib.Path, help="fit FILE's games, play none"
     )
     parser.add_argument("--write", action="store_true", help="update bot-ratings.json")
+    parser.add_argument(
+        "--project",
+        metavar="N,N,...",
+        help="play nothing: the intervals N games a pair would give, from the published "
+        "table (or --fit-only FILE's games)",
+    )
+    parser.add_argument(
+        "--never-wins",
+        default="random",
+        metavar="BOT,...",
+        help="--project: bots taken to lose every game (default random: it lost all so far)",
+    )
     args = parser.parse_args(argv)
     bots = [b.strip().lower() for b in args.bots.split(",") if b.strip()]
     if len(set(bots)) < len(bots):
@@ -220,6 +237,13 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--fit-only plays nothing: no --out or --resume")
     if args.resume and not args.out:
         parser.error("--resume continues the file of --out FILE")
+    if args.project:
+        try:
+            counts = [int(n) for n in args.project.split(",")]
+        except ValueError:
+            parser.error(f"--project: {args.project!r} is not a list of game counts")
+        _project(args, bots, stand_ins, anchor_bot, counts)
+        return
     game = find_game(args.game)
     start = time.perf_counter()
     run_commit = commit()
@@ -279,6 +303,54 @@ def main(argv: list[str] | None = None) -> None:
         except KeyboardInterrupt:
             sys.exit("stopped" + (f"; --resume continues {args.out}" if args.out else ""))
     _report(args, argv, bots, played, used, anchor_bot, anchor_rating, run_commit, start)
+
+
+def _project(
+    args: argparse.Namespace,
+    bots: list[str],
+    stand_ins: dict[str, str],
+    anchor_bot: str,
+    counts: list[int],
+) -> None:
+    """Each bot's interval (against the anchor) at n games a pair: the fit's information with
+    every pair's expected score from the ratings fitted to the games so far, except that the
+    bots of --never-wins lose every game (random has lost every game measured: "Measured
+    strength" in docs/bots.md; the prior's virtual draws make a fitted random win some)."""
+    losers = {b.strip().lower() for b in args.never_wins.split(",") if b.strip()}
+    if args.fit_only:
+        records = _read(args.fit_only, repair=False)
+        played = _played_in_file(records, args.game, args.players, bots, stand_ins)
+        used = _select(records, args.fit_only, args.game, args.players, bots, played)
+        pairs = TournamentResult.from_records(bots, used).pairs
+        source = f"{len(used)} games of {args.fit_only}"
+    else:
+        table = json.loads((DATA / PUBLISHED_RATINGS).read_text("utf-8"))["games"][args.game]
+        level = {row["played_as"]: name for name, row in table["bots"].items()}
+        index = {bot: i for i, bot in enumerate(bots)}
+        pairs = []
+        for p in table["pairs"]:
+            a, b = (index[level.get(p[x], p[x])] for x in ("a", "b"))
+            pa, pb = (p["points_a"], p["points_b"]) if a < b else (p["points_b"], p["points_a"])
+            pairs.append(tournament.PairResult(min(a, b), max(a, b), p["games"], pa, pb))
+        source = f"the published table ({table['games_per_pair']} games a pair, {table['date']})"
+    anchor = bots.index(anchor_bot)
+    fitted = tournament.fit_elo(len(bots), pairs, args.prior_draws, anchor)
+    print(f"95 % intervals against {anchor_bot}, projected from {source}")
+    print("games a pair  " + "".join(f"{b:>15s}" for b in bots))
+    for n in [sum(p.games for p in pairs) // max(len(pairs), 1), *counts]:
+        scaled = []
+        for p in pairs:
+            if bots[p.a] in losers or bots[p.b] in losers:
+                share = (
+                    0.5
+                    if bots[p.a] in losers and bots[p.b] in losers
+                    else float(bots[p.b] in losers)
+                )
+            else:
+                share = tournament.expected_score(fitted[p.a].elo, fitted[p.b].elo)
+            scaled.append(tournament.PairResult(p.a, p.b, n, n * share, n * (1 - share)))
+        ratings = tournament.fit_elo(len(bots), scaled, args.prior_draws, anchor)
+        print(f"{n:12d}  " + "".join(f"{r.ci95:15.0f}" for r in ratings))
 
 
 def _report(

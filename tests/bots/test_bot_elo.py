@@ -244,3 +244,40 @@ def test_games_are_played_deal_by_deal_across_the_pairs(tmp_path: Path) -> None:
     ]
     pairs = [("random", "greedy"), ("random", "ismcts:easy"), ("greedy", "ismcts:easy")]
     assert order == [(p, g) for first in (0, 2) for p in pairs for g in (first, first + 1)]
+
+
+def test_machines_share_the_deals(whole: tuple[Path, str], tmp_path: Path) -> None:
+    """--seed 30 --games 4 and --seed 32 --games 2, concatenated: the games of --seed 30
+    --games 6 (a game's seeds and seats depend on its deal and its index's parity)."""
+    _, stdout = whole
+    a, b, joined = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "joined.jsonl"
+    for out, seed, count in ((a, "30", "4"), (b, "32", "2")):
+        done = bot_elo("coffee-rush", "--bots", "random,greedy", "--seed", seed, "--games",
+                       count, "--out", out)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    joined.write_bytes(a.read_bytes() + b.read_bytes())
+    resumed = bot_elo(*FAST, "--games", "6", "--out", joined, "--resume")
+    assert "6 of this run's 6 games already in" in resumed.stderr
+    assert ratings(resumed.stdout) == ratings(stdout)
+
+
+def projected(stdout: str) -> dict[int, list[str]]:
+    """--project's table: {games a pair: each bot's interval}."""
+    lines = [line.split() for line in stdout.splitlines()]
+    return {int(t[0]): t[1:] for t in lines if t and all(x.isdigit() for x in t)}
+
+
+def test_project_the_intervals_of_more_games(whole: tuple[Path, str]) -> None:
+    path, _ = whole
+    done = bot_elo(*FAST, "--fit-only", path, "--project", "24,96", "--never-wins", "")
+    assert done.returncode == 0, done.stderr
+    rows = projected(done.stdout)
+    assert set(rows) == {6, 24, 96}
+    assert [float(x) for x in rows[96]][1] == 0  # greedy, the anchor
+    random_6, random_24, random_96 = (float(rows[n][0]) for n in (6, 24, 96))
+    assert random_6 > random_24 > random_96 > 0
+    assert random_96 == pytest.approx(random_24 / 2, rel=0.1)  # one over sqrt(games)
+    # random lost every game: taken to lose every game, its interval does not shrink
+    lost = bot_elo(*FAST, "--fit-only", path, "--project", "24,96")
+    rows = projected(lost.stdout)
+    assert float(rows[96][0]) == pytest.approx(float(rows[24][0]), rel=0.05)
