@@ -124,6 +124,11 @@ def _read(path: pathlib.Path, *, repair: bool) -> list[dict[str, Any]]:
         if repair:
             with path.open("r+b") as f:
                 f.truncate(found.good_bytes)
+    if repair and found.good_bytes:
+        with path.open("r+b") as f:  # a whole last record without its newline (files joined)
+            f.seek(found.good_bytes - 1)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
     return found.records
 
 
