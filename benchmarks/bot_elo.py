@@ -8,6 +8,7 @@
         --stand-in ismcts:hard=ismcts:2600i ... --out rush.jsonl --resume
     python3 benchmarks/bot_elo.py coffee-rush --fit-only rush.jsonl [--write]
     python3 benchmarks/bot_elo.py coffee-rush --project 80,120,160
+    python3 benchmarks/bot_elo.py coffee-rush --budgets 24 --seed 4242
 
 Plays a round robin between the bots a table seat may hold (the server's SEAT_BOTS: random,
 greedy, ismcts:easy, medium and hard) with `coffeetable.bots.tournament` (every pair
@@ -42,6 +43,11 @@ record stops the run with its line number.
 published table's games (or --fit-only FILE's), each pair's expected score taken from the
 fitted ratings except that the bots of `--never-wins` (default random) lose every game.
 
+`--budgets POSITIONS` plays nothing: it lets ismcts:easy, medium and hard (their time
+budgets) decide on the same mid-game positions (bots_strength.py's, from --seed) and prints
+their median iterations and easy's and medium's median share of hard's: the fixed budgets
+that stand in for the levels.
+
 `--write` puts the result for this game, with its provenance (command, commit, date, games,
 stand-ins, the 95 % intervals), into src/coffeetable/bots/data/bot-ratings.json, which the
 server reads to show each bot's rating in the lobby.
@@ -57,6 +63,7 @@ import json
 import os
 import pathlib
 import shlex
+import statistics
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -65,7 +72,7 @@ from typing import Any
 from _provenance import commit
 
 from coffeetable import find_game
-from coffeetable.bots import tournament
+from coffeetable.bots import make_bot, tournament
 from coffeetable.bots.tournament import PUBLISHED_RATINGS, GameJob, TournamentResult
 from coffeetable.core.errors import DataError
 
@@ -216,6 +223,12 @@ def main(argv: list[str] | None = None) -> None:
         "table (or --fit-only FILE's games)",
     )
     parser.add_argument(
+        "--budgets",
+        type=int,
+        metavar="POSITIONS",
+        help="play nothing: what each ISMCTS level searches in its time, on POSITIONS positions",
+    )
+    parser.add_argument(
         "--never-wins",
         default="random",
         metavar="BOT,...",
@@ -242,6 +255,9 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--fit-only plays nothing: no --out or --resume")
     if args.resume and not args.out:
         parser.error("--resume continues the file of --out FILE")
+    if args.budgets:
+        _budgets(args.game, args.players, args.budgets, args.seed)
+        return
     if args.project:
         try:
             counts = [int(n) for n in args.project.split(",")]
@@ -308,6 +324,33 @@ def main(argv: list[str] | None = None) -> None:
         except KeyboardInterrupt:
             sys.exit("stopped" + (f"; --resume continues {args.out}" if args.out else ""))
     _report(args, argv, bots, played, used, anchor_bot, anchor_rating, run_commit, start)
+
+
+def _budgets(game: str, players: int, count: int, seed: int) -> None:
+    """The iterations of ismcts:easy, medium and hard (their time budgets) deciding on the same
+    mid-game positions (bots_strength.py's), and easy's and medium's share of hard's: what
+    fixed budgets stand in for the levels (the shares hold on a busy machine too)."""
+    from bots_strength import _positions
+
+    found: list[list[int]] = []
+    for n, state in enumerate(_positions(game, players, count, seed)):
+        seat = min(state.current_seats())
+        row = [
+            int(make_bot(f"ismcts:{level}", n).choose(state, seat)[1].get("iterations", 0))
+            for level in ("easy", "medium", "hard")
+        ]
+        print(f"  position {n}: {row[0]} / {row[1]} / {row[2]} iterations", file=sys.stderr)
+        if row[2]:
+            found.append(row)
+    if not found:
+        sys.exit("error: no position was searched")
+    medians = [statistics.median(r[k] for r in found) for k in range(3)]
+    shares = [statistics.median(r[k] / r[2] for r in found) for k in range(2)]
+    print(
+        f"{game} {players}p, {len(found)} positions: median iterations easy {medians[0]:g}, "
+        f"medium {medians[1]:g}, hard {medians[2]:g}; per position easy {shares[0]:.3f} and "
+        f"medium {shares[1]:.3f} of hard's (medians)"
+    )
 
 
 def _project(

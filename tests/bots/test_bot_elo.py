@@ -282,3 +282,12 @@ def test_project_the_intervals_of_more_games(whole: tuple[Path, str]) -> None:
     lost = bot_elo(*FAST, "--fit-only", path, "--project", "24,96")
     rows = projected(lost.stdout)
     assert float(rows[96][0]) == pytest.approx(float(rows[24][0]), rel=0.05)
+
+
+def test_budgets_reports_each_level_on_the_same_positions() -> None:
+    done = bot_elo("coffee-rush", "--budgets", "1", "--seed", "4242")
+    assert done.returncode == 0, done.stderr
+    assert "position 0: " in done.stderr
+    (line,) = done.stdout.splitlines()
+    assert line.startswith("coffee-rush 2p, 1 positions: median iterations easy ")
+    assert "of hard's (medians)" in line
