@@ -78,6 +78,41 @@ def test_two_bots_75_percent_interval() -> None:
     assert ratings[1].ci95 == pytest.approx(half_width, rel=1e-6)
 
 
+def test_interval_against_the_anchor() -> None:
+    """k = 2: r_0 - r_1 has variance 1 / I, twice the centred half-width; the anchor's own
+    interval is 0. The ratings are those of the centred fit."""
+    pairs = [PairResult(0, 1, 20, 15, 5)]
+    centred = fit_elo(2, pairs, prior_draws=0)
+    for anchor in (0, 1):
+        anchored = fit_elo(2, pairs, prior_draws=0, anchor=anchor)
+        assert [r.elo for r in anchored] == [r.elo for r in centred]
+        assert anchored[anchor].ci95 == 0
+        assert anchored[1 - anchor].ci95 == pytest.approx(2 * centred[0].ci95, rel=1e-9)
+
+
+def test_a_bot_that_never_wins_widens_the_centred_intervals_not_the_anchored() -> None:
+    """Bot 0 loses every game (random): its rating is known only to be low, and the mean of
+    all ratings inherits a fifth of that; a difference to the anchor (bot 1) does not."""
+
+    def pairs(n: int) -> list[PairResult]:
+        out = []
+        for a in range(5):
+            for b in range(a + 1, 5):
+                out.append(PairResult(a, b, n, 0.0 if a == 0 else n / 2, n if a == 0 else n / 2))
+        return out
+
+    small, big = fit_elo(5, pairs(40)), fit_elo(5, pairs(400))
+    assert big[0].ci95 == pytest.approx(small[0].ci95, rel=0.02)  # 194, 193: not narrower
+    # ten times the games, the others' intervals not a third as wide (67 -> 50, not 21):
+    # a fifth of bot 0's uncertainty (193 / 5 = 39) stays in each
+    assert all(b.ci95 > big[0].ci95 / 5 for b in big[1:])
+    small, big = fit_elo(5, pairs(40), anchor=1), fit_elo(5, pairs(400), anchor=1)
+    assert big[1].ci95 == small[1].ci95 == 0
+    for s, b in zip(small[2:], big[2:], strict=True):  # 75 -> 24: as 1 / sqrt(games)
+        assert b.ci95 == pytest.approx(s.ci95 / math.sqrt(10), rel=0.05)
+    assert big[0].ci95 > 200  # bot 0 itself stays unmeasured
+
+
 def test_fifty_percent_is_equal() -> None:
     for pairs in ([PairResult(0, 1, 10, 5, 5)], [PairResult(0, 1, 3, 1.5, 1.5)]):
         ratings = fit_elo(2, pairs, prior_draws=0)
@@ -337,3 +372,79 @@ def test_published_ratings_have_their_provenance() -> None:
         assert ratings[game] == {b: round(row["elo"]) for b, row in table["bots"].items()}
         for spec in ("random", "greedy", "ismcts:easy", "ismcts:medium", "ismcts:hard"):
             assert spec in ratings[game], (game, spec)
+
+
+# ==== game records (benchmarks/bot_elo.py --out) ============================================
+
+
+def records_of(bots: list[str], games: int, played: list[str] | None = None) -> list[Any]:
+    return [
+        tournament.play(job)
+        for job in tournament.schedule(RUSH, bots, games, seed=5, played=played)
+    ]
+
+
+def test_records_fit_as_round_robin() -> None:
+    """Bots named r, g, r2 played as random, greedy, random (names and specs may differ)."""
+    bots = ["r", "g", "r2"]
+    records = records_of(bots, 2, ["random", "greedy", "random"])
+    direct = round_robin(RUSH, ["random", "greedy", "random"], 2, seed=5)
+    from_file = TournamentResult.from_records(bots, records)
+    assert from_file.pairs == direct.pairs and from_file.scores == direct.scores
+    # another order of the bots: the same ratings, bot by bot
+    other = TournamentResult.from_records(["r2", "r", "g"], records[::-1])
+    by_bot = dict(zip(other.bots, other.ratings(), strict=True))
+    for bot, rating in zip(bots, direct.ratings(), strict=True):
+        assert by_bot[bot].elo == pytest.approx(rating.elo)
+        assert by_bot[bot].ci95 == pytest.approx(rating.ci95)
+    with pytest.raises(DataError, match="'r2', not one of the bots"):
+        TournamentResult.from_records(["r", "g"], records)
+    with pytest.raises(DataError, match="must differ"):
+        TournamentResult.from_records(["r", "g", "r"], records)
+
+
+def test_a_record_is_read_back_and_checked() -> None:
+    import json
+
+    (record,) = records_of(["random", "greedy"], 1)
+    line = json.dumps(record)
+    assert tournament.parse_record(line) == record
+    assert (
+        tournament.record_key(record)
+        == tournament.schedule(RUSH, ["random", "greedy"], 1, 5)[0].key()
+    )
+    for broken, words in (
+        ({**record, "deal": "5"}, "'deal' missing or not"),
+        ({**record, "players": True}, "'players' missing or not"),
+        ({**record, "seats": ["greedy", "greedy"]}, "do not fit"),
+        ({**record, "points": [1]}, "do not fit"),
+        ({**record, "members": [0, 2]}, "do not fit"),
+    ):
+        with pytest.raises(DataError, match=words):
+            tournament.parse_record(json.dumps(broken))
+
+
+def test_select_records_keeps_each_game_once_of_the_specs_asked() -> None:
+    """Bot x played as random in some games, as greedy in others (a stand-in changed)."""
+    bots = ["g", "x"]
+    as_random = records_of(bots, 2, ["greedy", "random"])
+    as_greedy = records_of(bots, 2, ["greedy", "greedy"])
+    other_bots = records_of(["random", "greedy"], 1)
+    chosen = tournament.select_records(
+        [*as_random, *as_greedy, as_random[0], *other_bots],
+        "coffee-rush",
+        2,
+        bots,
+        ["greedy", "random"],
+    )
+    assert chosen.used == as_random
+    assert chosen.other_specs == {"x": {"greedy": 2}}
+    assert (chosen.other_games, chosen.repeated, chosen.differing) == (1, 1, 0)
+    changed = {**as_random[1], "winners": [9]}
+    chosen = tournament.select_records(
+        [*as_random, changed], "coffee-rush", 2, bots, ["greedy", "random"]
+    )
+    assert (chosen.repeated, chosen.differing) == (1, 1)
+    for game, players in (("coffee-rush", 3), ("cafe", 2)):
+        chosen = tournament.select_records(as_random, game, players, bots, ["greedy", "random"])
+        assert chosen.used == [] and chosen.other_games == 2
