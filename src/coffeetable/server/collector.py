@@ -48,7 +48,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 #: seconds between two passes of the collector
-TICK = 0.25
+TICK = 0.1
 #: a sweep when Python's allocated memory blocks have grown by this share since the last sweep
 SWEEP_GROWTH = 1.0
 #: the most the share grows to while sweeps find the growth was live data
