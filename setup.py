@@ -33,9 +33,11 @@ COMPILED = [
 COMPILED_RL = [
     "src/coffeetable/games/cafe/observation.py",
     "src/coffeetable/rl/spaces.py",
-    # Coffee Rush's kept observations; rl/aec.py and rl/solo.py compile (solo with a
-    # non-float default) but their classes then fail at import: a compiled class keeps
-    # `metadata` as an instance slot, and cafe_v0 / coffee_rush_v0 subclass it in Python
+    # Coffee Rush's kept observations. rl/aec.py and rl/solo.py stay pure Python: their
+    # classes subclass PettingZoo's and Gymnasium's Python classes, which a native (mypyc)
+    # class cannot do, and as non-native classes (`mypyc_attr(native_class=False)`) their
+    # compiled methods refuse the Python subclasses cafe_v0 / coffee_rush_v0 as `self` and
+    # have no signature for Gymnasium's `make` and `check_env` (docs/rl.md, "Benchmark")
     "src/coffeetable/games/coffee_rush/observation.py",
 ]
 RL_IMPORTS = ("numpy", "gymnasium")
