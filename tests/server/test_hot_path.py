@@ -303,25 +303,11 @@ def test_moved_table_is_replace() -> None:
 
     from coffeetable.server.livetable import moved_table
     from coffeetable.server.storage import GameTable, Seat
+    from tests.server.test_abandon_rules import _table
 
     now = datetime(2026, 11, 28, tzinfo=UTC)
-    meta = GameTable(
-        id="t1",
-        game="cafe",
-        options={"mode": "basic"},
-        seed=7,
-        seats=(Seat("human", 1), Seat("human", 2)),
-        clock=None,
-        rated=True,
-        private=False,
-        invite_token=None,
-        status="running",
-        version=3,
-        created_by=1,
-        created_at=now,
-        started_at=now,
-        finished_at=None,
-        result=None,
+    meta = dataclasses.replace(
+        _table([Seat("human", 1), Seat("human", 2)]), rated=True, started_at=now
     )
     changes: list[dict[str, Any]] = [
         {"version": 4, "revision": 9},
