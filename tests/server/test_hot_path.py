@@ -292,3 +292,34 @@ def test_serve_parses_http_with_httptools() -> None:
     from coffeetable.server.http_limits import header_timeout_protocol
 
     assert issubclass(header_timeout_protocol(5.0), HttpToolsProtocol)
+
+
+def test_moved_table_is_replace() -> None:
+    """`livetable.moved_table` (a move's new row, without `dataclasses.replace`'s
+    `__init__`) makes the same table as `replace`, leaves the old one as it was, and
+    refuses a field the row does not have as `replace` does."""
+    import dataclasses
+    from datetime import UTC, datetime
+
+    from coffeetable.server.livetable import moved_table
+    from coffeetable.server.storage import GameTable, Seat
+    from tests.server.test_abandon_rules import _table
+
+    now = datetime(2026, 11, 28, tzinfo=UTC)
+    meta = dataclasses.replace(
+        _table([Seat("human", 1), Seat("human", 2)]), rated=True, started_at=now
+    )
+    changes: list[dict[str, Any]] = [
+        {"version": 4, "revision": 9},
+        {"version": 5, "revision": 10, "status": "finished", "finished_at": now, "result": {}},
+        {"version": 6, "revision": 11, "abandonment": None, "clock": {"state": {}}},
+    ]
+    for fields in changes:
+        made = moved_table(meta, **fields)
+        assert made == dataclasses.replace(meta, **fields)
+        assert type(made) is GameTable and made is not meta
+        assert meta.version == 3
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            made.version = 1  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        moved_table(meta, version=4, no_such_field=1)

@@ -80,7 +80,29 @@ def render(say: Say, templates: Mapping[str, Template]) -> str:
         values[name] = text
         if name == "colour":
             values["colour_pl"] = values["colour_gpl"] = text
-    return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), template)
+    parts = _PARTS.get(template)
+    if parts is None:
+        parts = _PLACEHOLDER.split(template)
+        if len(_PARTS) < _PARTS_KEPT:
+            _PARTS[template] = parts
+    if len(parts) == 1:
+        return template
+    # literal, name, literal, ...: each `{name}` filled in, or left as it is without a value
+    out = [parts[0]]
+    for i in range(1, len(parts), 2):
+        name = parts[i]
+        out.append(values.get(name, "{" + name + "}"))
+        out.append(parts[i + 1])
+    return "".join(out)
+
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+#: each template string split at its `{name}` placeholders (literal text and names
+#: alternating, starting and ending with literal text), once: a game's templates are a
+#: fixed set, and the server renders a log sentence for every move it stores
+_PARTS: dict[str, list[str]] = {}
+_PARTS_KEPT = 4096
 
 
 def join_and(words: Sequence[str]) -> str:

@@ -48,6 +48,7 @@ from coffeetable.server.livetable import (
     changes_to_bus,
     encode_json,
     encode_log_line,
+    moved_table,
     now_utc,
     result_json,
     seat_of,
@@ -729,7 +730,7 @@ class MatchService:
                 if other != seat and after.legal_actions_kept(other, before_state):
                     live.of_state(after).legal[other] = their_list
         # the stored table is now exactly this (no need to read it back)
-        live.meta = dataclasses.replace(meta, version=version, revision=revision, **changes)
+        live.meta = moved_table(meta, version=version, revision=revision, **changes)
         said = (
             self._say(live, before_state, seat, action, listed)
             if before_state is not None

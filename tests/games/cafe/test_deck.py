@@ -23,3 +23,17 @@ def test_deck_lookups() -> None:
     assert DECK.card(first.id) is first and DECK.has_card(first.id) and DECK.index(first.id) == 0
     assert [c.id for c in DECK.of_kind("plan")] == [c.id for c in DECK.cards if c.kind == "plan"]
     assert "_by_id" not in repr(DECK)
+
+
+def test_format_colours_writes_each_colour_count_in_order() -> None:
+    import itertools
+
+    from coffeetable.games.cafe.deck import COLOURS, format_colours, parse_colours
+
+    for counts in itertools.product(range(4), repeat=4):
+        text = format_colours(counts)
+        assert text == "".join(COLOURS[c] * n for c, n in enumerate(counts))
+        assert format_colours(list(counts)) == text
+        assert parse_colours(text) == counts
+    assert format_colours((2, 1)) == "YYB"  # fewer counts than colours
+    assert format_colours((0, 0, 0, 0)) == ""

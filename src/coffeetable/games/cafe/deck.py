@@ -96,6 +96,9 @@ def parse_colours(text: str) -> tuple[int, int, int, int]:
 
 
 def format_colours(counts: tuple[int, ...] | list[int]) -> str:
+    if len(counts) == 4:  # every count of cubes: written out, no generator (views call it often)
+        yellow, brown, green, red = counts
+        return "Y" * yellow + "B" * brown + "G" * green + "R" * red
     return "".join(COLOURS[c] * n for c, n in enumerate(counts))
 
 

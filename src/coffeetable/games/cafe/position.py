@@ -187,7 +187,7 @@ def _shops_json(area: BusinessArea) -> list[dict[str, Any]]:
                 },
             )
         s = known[1].copy()
-        s["cells"] = [_pos(q) for q in shop.cells]
+        s["cells"] = [[q[0], q[1]] for q in shop.cells]
         s["cubes"] = format_colours(shop.cubes)
         if spec.name:
             s["name"] = spec.name
