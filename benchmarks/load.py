@@ -427,19 +427,16 @@ def _collector_window(
     many of them stood the event loop still for 20 ms or more."""
     if not before or not after:
         return {}
-    slow = [name for name in before[0]["pauses"] if name not in ("<1ms", "<5ms", "<20ms")]
-    return {
-        "gc_passes": sum(a["passes"] - b["passes"] for b, a in zip(before, after, strict=True)),
-        "gc_sweeps": sum(a["sweeps"] - b["sweeps"] for b, a in zip(before, after, strict=True)),
-        "gc_pauses_20ms": sum(
-            a["pauses"][k] - b["pauses"][k]
-            for b, a in zip(before, after, strict=True)
-            for k in slow
-        ),
-        "gc_ms": sum(
-            a["pass_ms_total"] - b["pass_ms_total"] for b, a in zip(before, after, strict=True)
-        ),
-    }
+    from coffeetable.server.collector import PAUSE_BUCKETS_MS, PAUSE_NAMES
+
+    slow = PAUSE_NAMES[PAUSE_BUCKETS_MS.index(20) + 1 :]  # the buckets from 20 ms up
+    window = {"gc_passes": 0.0, "gc_sweeps": 0.0, "gc_pauses_20ms": 0.0, "gc_ms": 0.0}
+    for b, a in zip(before, after, strict=True):
+        window["gc_passes"] += a["passes"] - b["passes"]
+        window["gc_sweeps"] += a["sweeps"] - b["sweeps"]
+        window["gc_pauses_20ms"] += sum(a["pauses"][k] - b["pauses"][k] for k in slow)
+        window["gc_ms"] += a["pass_ms_total"] - b["pass_ms_total"]
+    return window
 
 
 def summary(

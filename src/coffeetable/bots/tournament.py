@@ -413,11 +413,13 @@ def select_records(
         ):
             selection.other_games += 1
             continue
-        if any(spec[b] != p for b, p in zip(record["pair"], record["played"], strict=True)):
-            for b, p in zip(record["pair"], record["played"], strict=True):
-                if spec[b] != p:
-                    counts = selection.other_specs.setdefault(b, {})
-                    counts[p] = counts.get(p, 0) + 1
+        mismatched = [
+            (b, p) for b, p in zip(record["pair"], record["played"], strict=True) if spec[b] != p
+        ]
+        if mismatched:
+            for b, p in mismatched:
+                counts = selection.other_specs.setdefault(b, {})
+                counts[p] = counts.get(p, 0) + 1
             continue
         key = record_key(record)
         if key in seen:
