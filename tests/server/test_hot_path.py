@@ -323,3 +323,89 @@ def test_moved_table_is_replace() -> None:
             made.version = 1  # type: ignore[misc]
     with pytest.raises(TypeError):
         moved_table(meta, version=4, no_such_field=1)
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "options"),
+    [
+        ("cafe", 2, None),
+        ("cafe", 3, {"variant": "advanced", "espresso": True, "promos": ["leao", "atlas"]}),
+        ("cafe", 4, None),
+        ("coffee-rush", 2, None),
+        ("coffee-rush", 3, None),
+    ],
+)
+def test_a_shared_view_is_the_view_and_stays_so(
+    game: str, players: int, options: dict[str, Any] | None
+) -> None:
+    """`State.view(seat, shared=True)` (what the server asks for) encodes to the bytes of
+    `view(seat)` for every seat and spectator, over random games with copies taken at random
+    (Café's copies share the kept entries); and the shared views stay as they were while
+    play goes on and later views share their parts."""
+    from coffeetable.core.registry import find_game
+
+    rng = random.Random(players)
+    games = [find_game(game).new_initial_state(players, players, options)]
+    seen: list[tuple[dict[str, Any], bytes]] = []
+    steps = 0
+    while games and steps < 300:
+        state = games.pop(rng.randrange(len(games)))
+        if state.is_over():
+            continue
+        if rng.random() < 0.2:
+            games.append(state.clone())
+        for seat in (None, *range(players)):
+            view = state.view(seat, shared=True)
+            made = orjson.dumps(view)
+            assert made == orjson.dumps(state.view(seat))
+            seen.append((view, made))
+        seat = rng.choice(sorted(state.current_seats()))
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+        games.append(state)
+        steps += 1
+    assert steps == 300
+    assert all(orjson.dumps(view) == made for view, made in seen)
+    if game == "cafe":  # the seats that did not change kept their entries
+        assert len({id(entry) for view, _ in seen for entry in view["seats"]}) < len(seen)
+
+
+@pytest.mark.parametrize(("game", "seed"), [("cafe", 5), ("coffee-rush", 6)])
+async def test_the_server_sends_each_seat_its_fresh_view_and_changes_no_view(
+    tmp_path: Path, game: str, seed: int
+) -> None:
+    """Every update a seat or spectator gets carries, byte for byte, the JSON of a fresh
+    `state.view(seat)` of the table's state, though the server builds them from shared
+    views (`State.view(seat, shared=True)`, the public view encoded once); and no view the
+    server held is changed later by the moves that follow (its parts live on in later
+    states' views)."""
+    storage, match, live, clients = await _table(tmp_path, game, seed)
+    try:
+        rng = random.Random(seed)
+        for client in clients:
+            _messages(client)
+        held: list[tuple[dict[str, Any], bytes]] = []
+        moves = 0
+        while moves < 150 and live.state is not None and not live.state.is_over():
+            seat = rng.choice(sorted(live.state.current_seats()))
+            text = rng.choice(match._legal(live, seat)[0])
+            await match.act(live, clients[seat], live.meta.version, text)
+            moves += 1
+            state = live.state
+            for client in clients:
+                items = []
+                while not client.queue.empty():
+                    items.append(client.queue.get_nowait())
+                # the update (then, at the end, the table's new status)
+                assert isinstance(items[0], str) and len(items) == 1 + state.is_over()
+                sent = items[0].encode()
+                fresh = encode_json(state.view(client.seat)).encode()
+                assert b'"view":' + fresh + b',"legal":' in sent
+            held.extend((view, _encode_json(view)) for view in live.cache.views.values())
+        assert moves == 150 or live.state.is_over()
+        assert all(_encode_json(view) == made for view, made in held)
+    finally:
+        await storage.close()
+
+
+def _encode_json(value: Any) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)

@@ -302,9 +302,15 @@ class State(ABC):
     #: public view once and share it (the view checks of the test suites hold games to it).
     private_views: ClassVar[bool] = False
 
-    def view(self, seat: int | None) -> JSON:
+    def view(self, seat: int | None, *, shared: bool = False) -> JSON:
         """What a client sitting at `seat` may see, as JSON; `None` is a spectator (the public
         view). This, and only this, is what a server sends to that client.
+
+        `shared`: the caller promises never to change the view, at any depth (a server that
+        only encodes it). The game may then return parts it shares with views it returned
+        before or will return later, of this state or of others (Café keeps each seat's entry
+        while that seat does not change). The view is equal to `view(seat)` and encodes to
+        the same JSON; a game may ignore the flag.
 
         The contract every game keeps (docs/views.md):
 
@@ -315,7 +321,8 @@ class State(ABC):
         - It is deterministic: it depends only on what the seat can see, so for every
           generator `rng`, `state.view(s) == state.resample_hidden(s, rng).view(s)`, and
           equal states (a clone, a position JSON round trip) give equal views.
-        - It is plain JSON (`json.dumps` works) and shares no mutable object with the state.
+        - It is plain JSON (`json.dumps` works) and shares no mutable object with the state
+          (nor, unless `shared`, with any other view).
 
         It starts with the keys of `view_header` (`format` "coffeetable.view/1", `game`,
         `options`, `seat`, `current_seats`, `over`, `scores`, and `winners` once the game is

@@ -372,18 +372,19 @@ class MatchService:
         """The seat's view of the table's state, computed once per state: unless the game has
         information private to a seat (`State.private_views`), every seat's view is the
         public one with its own `seat`, so one view serves every client. The views are
-        shared by the messages that hold them: nobody may change them."""
+        shared by the messages that hold them, and their parts with other states' views
+        (`State.view(seat, shared=True)`): nobody may change them."""
         state = live.state
         assert state is not None
         views = live.of_state(state).views
         view = views.get(seat)
         if view is None:
             if state.private_views:
-                view = state.view(seat)
+                view = state.view(seat, shared=True)
             else:
                 public = views.get(None)
                 if public is None:
-                    public = views[None] = state.view(None)
+                    public = views[None] = state.view(None, shared=True)
                 view = public if seat is None else {**public, "seat": seat}
             views[seat] = view
         return view

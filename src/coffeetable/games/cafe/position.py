@@ -86,15 +86,16 @@ def auction_to_json(state: CafeState) -> dict[str, Any]:
     }
 
 
-def player_to_json(p: PlayerState) -> dict[str, Any]:
-    """One seat of a position. Everything in it is public, so views use it as it is."""
+def player_to_json(p: PlayerState, area: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One seat of a position. Everything in it is public, so views use it as it is.
+    `area`: the JSON of the seat's area, made already (`area_to_json`, views)."""
     out: dict[str, Any] = {
         "company": p.company,
         "warehouse": counts_to_json(p.warehouse),
         "stage": p.stage.name.lower(),
         "hand": p.hand,
         "ap": p.ap,
-        "area": _area_to_json(p.area),
+        "area": area_to_json(p.area) if area is None else area,
     }
     if p.open_kind is not OpenKind.NONE:
         out["open"] = {
@@ -116,7 +117,9 @@ def player_to_json(p: PlayerState) -> dict[str, Any]:
     return out
 
 
-def _area_to_json(area: BusinessArea) -> dict[str, Any]:
+def area_to_json(area: BusinessArea) -> dict[str, Any]:
+    """A business area's JSON (a seat's `area` in positions and views): its cards, cells
+    (with their cubes) and shops."""
     cells = []
     cubes = area.cubes
     for pos, static in _cells_json(area):

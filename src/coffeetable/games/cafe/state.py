@@ -359,15 +359,16 @@ class CafeState(State):
 
         return state_to_json(self)
 
-    def view(self, seat: Any) -> dict[str, Any]:
+    def view(self, seat: Any, *, shared: bool = False) -> dict[str, Any]:
         """What `seat` (None: a spectator) may see (docs/views.md). Café has no information
         private to one seat: the draft is public and the hidden part (the deck, the cards
         removed at random, the RNG) is hidden from everyone, so all views are equal except
         for their `seat` field. `seat` is typed `Any`, not `int | None`: `state_view` refuses
-        anything else with a DataError, where a compiled build (mypyc) would raise TypeError."""
+        anything else with a DataError, where a compiled build (mypyc) would raise TypeError.
+        `shared` (core/game.py): the seats' entries may be shared with other views."""
         from coffeetable.games.cafe.view import state_view
 
-        return state_view(self, seat)
+        return state_view(self, seat, shared=shared)
 
     def render(self, seat: int | None = None) -> str:
         from coffeetable.games.cafe.text import render_state

@@ -22,15 +22,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from coffeetable.core.game import view_header
-from coffeetable.games.cafe.position import auction_to_json, counts_to_json, player_to_json
+from coffeetable.games.cafe.position import (
+    area_to_json,
+    auction_to_json,
+    counts_to_json,
+    player_to_json,
+)
 from coffeetable.games.cafe.state import ROUNDS, Phase
 
 if TYPE_CHECKING:
-    from coffeetable.games.cafe.state import CafeState
+    from coffeetable.games.cafe.area import BusinessArea
+    from coffeetable.games.cafe.state import CafeState, PlayerState
 
 
-def state_view(state: CafeState, seat: int | None) -> dict[str, Any]:
-    """The view of `state` for `seat` (None: a spectator); see the module docstring."""
+def state_view(state: CafeState, seat: int | None, *, shared: bool = False) -> dict[str, Any]:
+    """The view of `state` for `seat` (None: a spectator); see the module docstring.
+    `shared` (`State.view`): the caller never changes the view, so each seat's entry may be
+    one kept from an earlier view of a seat with the same content (`_kept_entry`)."""
     out = view_header(state, seat, state.options)
     by_rule = state.removed_by_rule()
     out.update(
@@ -50,15 +58,84 @@ def state_view(state: CafeState, seat: int | None) -> dict[str, Any]:
     if state.phase is Phase.AUCTION:
         out["auction"] = auction_to_json(state)
     out["supply"] = counts_to_json(state.supply)
-    seats = []
-    for player in state.players:
-        entry = player_to_json(player)
-        # views add whether each shop can still be completed (not in positions: derived)
-        for shop_json, shop in zip(entry["area"]["shops"], player.area.shops, strict=True):
-            shop_json["available"] = shop.available
-        seats.append(entry)
-    out["seats"] = seats
+    out["seats"] = [
+        _kept_entry(player) if shared else _seat_entry(player) for player in state.players
+    ]
     return out
+
+
+def _seat_entry(player: PlayerState, area: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A seat's entry in a view: its position JSON, with its area's view JSON (`area`, or
+    made here: `_area_view`)."""
+    return player_to_json(player, _area_view(player.area) if area is None else area)
+
+
+def _area_view(area: BusinessArea) -> dict[str, Any]:
+    """An area's JSON in a view: its position JSON, and whether each shop can still be
+    completed (derived, so not in positions)."""
+    out = area_to_json(area)
+    for shop_json, shop in zip(out["shops"], area.shops, strict=True):
+        shop_json["available"] = shop.available
+    return out
+
+
+#: a seat's entry kept (`_kept_entry`): its area's view JSON, the seat's own fields, the entry
+_Kept = tuple[dict[str, Any], tuple[Any, ...], dict[str, Any]]
+
+#: how many areas' and seats' entries an area's `memo` keeps for views nobody changes (the
+#: copies of one version of the cells share it, those of a start area between seats too)
+KEPT_ENTRIES = 4
+
+
+def _kept_entry(player: PlayerState) -> dict[str, Any]:
+    """The seat's entry (`_seat_entry`) for a view nobody changes. Its area's JSON is kept
+    in the area's `memo` (which a placement renews: the cells and cards are the memo's) with
+    what else it is made from (the cubes, the shops' cubes and availability: a shop's spec,
+    cells and card are set by the placement that makes it), and the whole entry with the
+    seat's own fields, each made afresh only when something it is made from differs. A
+    move changes one seat, so the other seats keep their entries; a step that moves no
+    cube keeps the mover's area."""
+    area = player.area
+    memo = area.memo
+    area_key = (
+        area.layout(),
+        tuple(area.cubes.items()),
+        tuple([(shop.cubes, shop.available) for shop in area.shops]),
+    )
+    areas: list[tuple[Any, dict[str, Any]]] = memo.setdefault("view areas", [])
+    for known, made in reversed(areas):  # the latest first
+        if known == area_key:
+            area_json = made
+            break
+    else:
+        area_json = _area_view(area)
+        if len(areas) >= KEPT_ENTRIES:
+            del areas[0]
+        areas.append((area_key, area_json))
+    key = (
+        player.company,
+        player.stage,
+        player.hand,
+        player.ap,
+        player.open_kind,
+        player.open_group,
+        player.open_colours,
+        player.open_cells,
+        player.pending_fill,
+        player.pending_cells,
+        player.pending_deliver,
+        player.pending_supply,
+        tuple(player.warehouse),
+    )
+    entries: list[_Kept] = memo.setdefault("view entries", [])
+    for its_area, its_key, kept in reversed(entries):
+        if its_area is area_json and its_key == key:
+            return kept
+    entry = player_to_json(player, area_json)
+    if len(entries) >= KEPT_ENTRIES:
+        del entries[0]
+    entries.append((area_json, key, entry))
+    return entry
 
 
 __all__ = ["state_view"]

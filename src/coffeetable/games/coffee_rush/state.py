@@ -686,10 +686,11 @@ class RushState(State):
 
         return state_to_json(self)
 
-    def view(self, seat: int | None) -> dict[str, Any]:
+    def view(self, seat: int | None, *, shared: bool = False) -> dict[str, Any]:
         """What `seat` (None: a spectator) may see (docs/views.md). Only the deck order is
         hidden, from everyone alike, so all views are equal except for their `seat`
-        field."""
+        field. `shared` (core/game.py) is accepted and changes nothing: every view is built
+        afresh."""
         from coffeetable.games.coffee_rush.view import state_view
 
         return state_view(self, seat)
