@@ -349,12 +349,18 @@ def _copy_json(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def view_header(state: State, seat: int | None, options: Mapping[str, Any]) -> JSON:
+def view_header(
+    state: State,
+    seat: int | None,
+    options: Mapping[str, Any],
+    scores: list[JSON] | None = None,
+) -> JSON:
     """The keys every game's view starts with: `format`, `game`, `options` (a deep copy),
     `seat` (None for a spectator), `current_seats` (sorted), `over`, `scores` (one
-    ScoreBreakdown JSON per seat, as if the game ended now) and, once the game is over,
-    `winners`. Everything here is public. Raises DataError for a seat that is neither None
-    nor a seat of the game."""
+    ScoreBreakdown JSON per seat, as if the game ended now: `scores` if the caller has them,
+    equal to those of `state.scores()`) and, once the game is over, `winners`. Everything
+    here is public. Raises DataError for a seat that is neither None nor a seat of the
+    game."""
     if seat is not None and (
         not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.num_players
     ):
@@ -362,7 +368,6 @@ def view_header(state: State, seat: int | None, options: Mapping[str, Any]) -> J
             f"there is no seat {seat!r} in a {state.num_players}-player game; a view is for a "
             f"seat 0..{state.num_players - 1} or None (a spectator)"
         )
-    scores = state.scores()
     out: JSON = {
         "format": VIEW_FORMAT,
         "game": state.game.info.name,
@@ -370,7 +375,7 @@ def view_header(state: State, seat: int | None, options: Mapping[str, Any]) -> J
         "seat": seat,
         "current_seats": sorted(state.current_seats()),
         "over": state.is_over(),
-        "scores": [s.to_json() for s in scores],
+        "scores": [s.to_json() for s in state.scores()] if scores is None else scores,
     }
     if state.is_over():
         out["winners"] = state.winners()

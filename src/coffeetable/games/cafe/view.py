@@ -39,7 +39,10 @@ def state_view(state: CafeState, seat: int | None, *, shared: bool = False) -> d
     """The view of `state` for `seat` (None: a spectator); see the module docstring.
     `shared` (`State.view`): the caller never changes the view, so each seat's entry may be
     one kept from an earlier view of a seat with the same content (`_kept_entry`)."""
-    out = view_header(state, seat, state.options)
+    entries = [_kept_entry(state, n) for n in range(state.num_players)] if shared else None
+    out = view_header(
+        state, seat, state.options, None if entries is None else [e[1] for e in entries]
+    )
     by_rule = state.removed_by_rule()
     out.update(
         {
@@ -58,9 +61,11 @@ def state_view(state: CafeState, seat: int | None, *, shared: bool = False) -> d
     if state.phase is Phase.AUCTION:
         out["auction"] = auction_to_json(state)
     out["supply"] = counts_to_json(state.supply)
-    out["seats"] = [
-        _kept_entry(player) if shared else _seat_entry(player) for player in state.players
-    ]
+    out["seats"] = (
+        [_seat_entry(player) for player in state.players]
+        if entries is None
+        else [e[0] for e in entries]
+    )
     return out
 
 
@@ -79,22 +84,25 @@ def _area_view(area: BusinessArea) -> dict[str, Any]:
     return out
 
 
-#: a seat's entry kept (`_kept_entry`): its area's view JSON, the seat's own fields, the entry
-_Kept = tuple[dict[str, Any], tuple[Any, ...], dict[str, Any]]
+#: a seat's entry kept (`_kept_entry`): its area's view JSON, the seat's own fields and the
+#: game's rules and size, the entry, the seat's score JSON
+_Kept = tuple[dict[str, Any], tuple[Any, ...], dict[str, Any], dict[str, Any]]
 
 #: how many areas' and seats' entries an area's `memo` keeps for views nobody changes (the
 #: copies of one version of the cells share it, those of a start area between seats too)
 KEPT_ENTRIES = 4
 
 
-def _kept_entry(player: PlayerState) -> dict[str, Any]:
-    """The seat's entry (`_seat_entry`) for a view nobody changes. Its area's JSON is kept
-    in the area's `memo` (which a placement renews: the cells and cards are the memo's) with
-    what else it is made from (the cubes, the shops' cubes and availability: a shop's spec,
-    cells and card are set by the placement that makes it), and the whole entry with the
-    seat's own fields, each made afresh only when something it is made from differs. A
-    move changes one seat, so the other seats keep their entries; a step that moves no
-    cube keeps the mover's area."""
+def _kept_entry(state: CafeState, seat: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The seat's entry (`_seat_entry`) and its score's JSON (`state.score(seat)`, which
+    depends on the seat alone, the rules and the number of players) for a view nobody
+    changes. The area's JSON is kept in the area's `memo` (which a placement renews: the
+    cells and cards are the memo's) with what else it is made from (the cubes, the shops'
+    cubes and availability: a shop's spec, cells and card are set by the placement that
+    makes it), and the entry and score with the seat's own fields, each made afresh only
+    when something it is made from differs. A move changes one seat, so the other seats
+    keep theirs; a step that moves no cube keeps the mover's area."""
+    player = state.players[seat]
     area = player.area
     memo = area.memo
     area_key = (
@@ -126,16 +134,19 @@ def _kept_entry(player: PlayerState) -> dict[str, Any]:
         player.pending_deliver,
         player.pending_supply,
         tuple(player.warehouse),
+        state.rules,
+        state.num_players,
     )
     entries: list[_Kept] = memo.setdefault("view entries", [])
-    for its_area, its_key, kept in reversed(entries):
+    for its_area, its_key, kept, score in reversed(entries):
         if its_area is area_json and its_key == key:
-            return kept
+            return kept, score
     entry = player_to_json(player, area_json)
+    score = state.score(seat).to_json()
     if len(entries) >= KEPT_ENTRIES:
         del entries[0]
-    entries.append((area_json, key, entry))
-    return entry
+    entries.append((area_json, key, entry, score))
+    return entry, score
 
 
 __all__ = ["state_view"]
