@@ -173,31 +173,78 @@ def _cards_json(area: BusinessArea) -> list[dict[str, Any]]:
 
 
 def _shops_json(area: BusinessArea) -> list[dict[str, Any]]:
+    return [_shop_json(area, index, shop) for index, shop in enumerate(area.shops)]
+
+
+def _shop_json(area: BusinessArea, index: int, shop: AreaShop) -> dict[str, Any]:
+    """The JSON of the area's shop `index`, the caller's own."""
     printed: dict[int, tuple[Any, dict[str, Any]]] = area.memo.setdefault("position shops", {})
-    out = []
+    spec = shop.spec
+    known = printed.get(index)
+    if known is None or known[0] is not spec:
+        # the printed part, which the spec alone decides (kept until the next placement)
+        known = printed[index] = (
+            spec,
+            {
+                "city": spec.city,
+                "year": spec.year,
+                "requires": format_colours(spec.requires),
+                "vp": spec.vp,
+            },
+        )
+    s = known[1].copy()
+    s["cells"] = [[q[0], q[1]] for q in shop.cells]
+    s["cubes"] = format_colours(shop.cubes)
+    if spec.name:
+        s["name"] = spec.name
+    if shop.card:
+        s["card"] = shop.card
+    return s
+
+
+#: how many cells with cubes, and shops, `shared_area_view` keeps per version of the cells
+SHARED_KEPT = 256
+
+
+def shared_area_view(area: BusinessArea) -> dict[str, Any]:
+    """The area's JSON in a view nobody changes (`State.view(seat, shared=True)`):
+    `area_to_json` with each shop's `available` (which views add), equal and encoded the
+    same, built from entries kept in `area.memo` (renewed by a placement) and shared with
+    the other views of this version of the cells: a cell without cubes is its kept entry, a
+    cell with cubes one kept per its cubes, the cards the kept list, a shop one kept per its
+    cubes and availability (its spec, cells and card are the placement's). Nobody may change
+    it, at any depth."""
+    memo = area.memo
+    cubed: dict[tuple[Pos, tuple[int, int]], dict[str, Any]] = memo.setdefault(
+        "view cubed cells", {}
+    )
+    cubes = area.cubes
+    cells = []
+    for pos, static in _cells_json(area):
+        held = cubes.get(pos)
+        if held is None:
+            cells.append(static)
+            continue
+        entry = cubed.get((pos, held))
+        if entry is None:
+            if len(cubed) >= SHARED_KEPT:
+                cubed.clear()
+            entry = cubed[pos, held] = {**static, "cubes": COLOURS[held[0]] * held[1]}
+        cells.append(entry)
+    kept_shops: dict[tuple[int, tuple[int, int, int, int], bool], dict[str, Any]] = memo.setdefault(
+        "view shops", {}
+    )
+    shops = []
     for index, shop in enumerate(area.shops):
-        spec = shop.spec
-        known = printed.get(index)
-        if known is None or known[0] is not spec:
-            # the printed part, which the spec alone decides (kept until the next placement)
-            known = printed[index] = (
-                spec,
-                {
-                    "city": spec.city,
-                    "year": spec.year,
-                    "requires": format_colours(spec.requires),
-                    "vp": spec.vp,
-                },
-            )
-        s = known[1].copy()
-        s["cells"] = [[q[0], q[1]] for q in shop.cells]
-        s["cubes"] = format_colours(shop.cubes)
-        if spec.name:
-            s["name"] = spec.name
-        if shop.card:
-            s["card"] = shop.card
-        out.append(s)
-    return out
+        key = (index, shop.cubes, shop.available)
+        made = kept_shops.get(key)
+        if made is None:
+            if len(kept_shops) >= SHARED_KEPT:
+                kept_shops.clear()
+            made = kept_shops[key] = _shop_json(area, index, shop)
+            made["available"] = shop.available
+        shops.append(made)
+    return {"cards": _cards_json(area), "cells": cells, "shops": shops}
 
 
 # ==== reading ==============================================================================

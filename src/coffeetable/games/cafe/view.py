@@ -27,6 +27,7 @@ from coffeetable.games.cafe.position import (
     auction_to_json,
     counts_to_json,
     player_to_json,
+    shared_area_view,
 )
 from coffeetable.games.cafe.state import ROUNDS, Phase
 
@@ -116,7 +117,7 @@ def _kept_entry(state: CafeState, seat: int) -> tuple[dict[str, Any], dict[str, 
             area_json = made
             break
     else:
-        area_json = _area_view(area)
+        area_json = shared_area_view(area)
         if len(areas) >= KEPT_ENTRIES:
             del areas[0]
         areas.append((area_key, area_json))
