@@ -259,18 +259,9 @@ def test_a_cafe_areas_json_from_kept_parts_is_the_json_built_afresh(
     from coffeetable.games.cafe.game import CafeGame
     from coffeetable.games.cafe.position import player_to_json
 
-    rng = random.Random(players)
-    games = [CafeGame().new_initial_state(players, players, options)]
     steps = 0
-    while games and steps < 400:
-        state = games.pop(rng.randrange(len(games)))
-        if state.is_over():
-            continue
-        if rng.random() < 0.2:
-            games.append(state.clone())  # copies share the kept parts until either places
-        seat = min(state.current_seats())
-        state.apply(seat, rng.choice(state.legal_actions(seat)))
-        games.append(state)
+    first = CafeGame().new_initial_state(players, players, options)
+    for state in _played_with_copies(first, random.Random(players), 400):
         steps += 1
         for player in state.players:
             made = player_to_json(player)["area"]
@@ -281,6 +272,25 @@ def test_a_cafe_areas_json_from_kept_parts_is_the_json_built_afresh(
             again = player_to_json(player)["area"]
             assert orjson.dumps(again) == orjson.dumps(_plain_area_json(player.area))
     assert steps == 400
+
+
+def _played_with_copies(first: Any, rng: random.Random, steps: int) -> Any:
+    """Random play from `first` with copies taken at random and played on apart (Café's
+    copies share the kept parts until either places a card): yields each state after a
+    random legal move of a random seat to act, `steps` times unless every game ended."""
+    games = [first]
+    made = 0
+    while games and made < steps:
+        state = games.pop(rng.randrange(len(games)))
+        if state.is_over():
+            continue
+        if rng.random() < 0.2:
+            games.append(state.clone())
+        seat = rng.choice(sorted(state.current_seats()))
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+        games.append(state)
+        made += 1
+        yield state
 
 
 def test_serve_parses_http_with_httptools() -> None:
@@ -344,25 +354,16 @@ def test_a_shared_view_is_the_view_and_stays_so(
     play goes on and later views share their parts."""
     from coffeetable.core.registry import find_game
 
-    rng = random.Random(players)
-    games = [find_game(game).new_initial_state(players, players, options)]
     seen: list[tuple[dict[str, Any], bytes]] = []
     steps = 0
-    while games and steps < 300:
-        state = games.pop(rng.randrange(len(games)))
-        if state.is_over():
-            continue
-        if rng.random() < 0.2:
-            games.append(state.clone())
+    first = find_game(game).new_initial_state(players, players, options)
+    for state in _played_with_copies(first, random.Random(players), 300):
+        steps += 1
         for seat in (None, *range(players)):
             view = state.view(seat, shared=True)
             made = orjson.dumps(view)
             assert made == orjson.dumps(state.view(seat))
             seen.append((view, made))
-        seat = rng.choice(sorted(state.current_seats()))
-        state.apply(seat, rng.choice(state.legal_actions(seat)))
-        games.append(state)
-        steps += 1
     assert steps == 300
     assert all(orjson.dumps(view) == made for view, made in seen)
     if game == "cafe":  # the seats that did not change kept their entries
