@@ -393,42 +393,42 @@ def _write_constants(state: CafeState, seat: int, layout: TensorLayout, out: Ten
 def _write_public(
     state: CafeState, seat: int, removed_rule: list[str], layout: TensorLayout, out: Tensor
 ) -> None:
-    """`round` to `auction_bid_open` (all of it written: cleared, then its few non-zero values
-    set by `_flush`): the round, phase, piles' sizes, supply, master, draft order and auction.
-    `removed_rule` is `state.removed_by_rule()`."""
+    """`round` to `auction_bid_open` (all of it written, as one list): the round, phase,
+    piles' sizes, supply, master, draft order and auction. `removed_rule` is
+    `state.removed_by_rule()`."""
     n = state.num_players
     off = layout.offsets
     start = off["round"]
+    values = [0.0] * (off["cards"] - start)
 
     def rel(s: int) -> int:
         return (s - seat) % n
 
-    ones = [start + min(state.round, ROUNDS) - 1, off["phase"] + PHASES.index(state.phase)]
-    values: dict[int, float] = {}
-    k = off["counts"]
+    values[min(state.round, ROUNDS) - 1] = 1
+    values[off["phase"] - start + PHASES.index(state.phase)] = 1
+    k = off["counts"] - start
     # (state.removed_unseen(), without listing the ★ cards twice)
     values[k] = len(state.deck) / 10
     values[k + 1] = (len(state.removed) - len(removed_rule)) / 10
     values[k + 2] = len(state.discard) / 10
-    k = off["supply"]
+    k = off["supply"] - start
     for c, v in enumerate(state.supply):
         values[k + c] = v / CUBES_PER_COLOUR
-    ones.append(off["master"] + rel(state.master))
-    k = off["draft_order"]
+    values[off["master"] - start + rel(state.master)] = 1
+    k = off["draft_order"] - start
     for i, s in enumerate(state.draft_order[:MAX_PLAYERS]):
-        ones.append(k + rel(s) * MAX_PLAYERS + i)
+        values[k + rel(s) * MAX_PLAYERS + i] = 1
     if state.phase is Phase.AUCTION:  # the view shows the auction in its phase only
-        stakes, passed = off["auction_stakes"], off["auction_passed"]
+        stakes, passed = off["auction_stakes"] - start, off["auction_passed"] - start
         for s in range(n):
             r = rel(s)
             values[stakes + r] = min(state.stakes[s], STAKE_CAP) / 10
             if state.passed[s]:
-                ones.append(passed + r)
+                values[passed + r] = 1
         if 0 <= state.bidder < n:
-            ones.append(off["auction_bidder"] + rel(state.bidder))
-        values[off["auction_bid_open"]] = min(state.bid_open, STAKE_CAP) / 10
-    out[start : off["cards"]] = 0
-    _flush(out, ones, values)
+            values[off["auction_bidder"] - start + rel(state.bidder)] = 1
+        values[off["auction_bid_open"] - start] = min(state.bid_open, STAKE_CAP) / 10
+    out[start : off["cards"]] = values
 
 
 def _write_cards(
@@ -493,41 +493,40 @@ def _write_seat(
     o: _SeatOffsets,
     out: Tensor,
 ) -> None:
-    """A seat's fields before its grid, at the offsets `o` (all of them written: cleared, the
-    hand's card copied, then the few non-zero values set by `_flush`). `score` is
-    `_score_values`."""
-    out[o.company : o.grid] = 0
-    ones: list[int] = []
-    values: dict[int, float] = {}
+    """A seat's fields before its grid, at the offsets `o` (all of them written: company to
+    pending_fill as one list, the hand, then score and area). `score` is `_score_values`."""
+    head = [0.0] * (o.hand - o.company)
     if player.company in COMPANIES:
-        ones.append(o.company + COMPANIES.index(player.company))
+        head[COMPANIES.index(player.company)] = 1
+    k = o.warehouse - o.company
     for c, v in enumerate(player.warehouse):
-        if v:
-            values[o.warehouse + c] = min(v, WAREHOUSE_CAP) / 4
-    ones.append(o.stage + int(player.stage))
-    values[o.ap] = min(player.ap, MAX_AP) / MAX_AP
-    ones.append(o.open + int(player.open_kind))
+        head[k + c] = min(v, WAREHOUSE_CAP) / 4
+    head[o.stage - o.company + int(player.stage)] = 1
+    head[o.ap - o.company] = min(player.ap, MAX_AP) / MAX_AP
+    k = o.open - o.company
+    head[k + int(player.open_kind)] = 1
     for c in range(COLOURS):
         if player.open_colours >> c & 1:
-            ones.append(o.open + 4 + c)
+            head[k + 4 + c] = 1
+    k = o.pending_fill - o.company
     for c, v in enumerate(player.pending_fill):
-        if v:
-            values[o.pending_fill + c] = v / 4
-    if player.hand is not None:
-        ones.append(o.hand)
+        head[k + c] = v / 4
+    out[o.company : o.hand] = head
+    if player.hand is None:
+        out[o.hand : o.score] = 0
+    else:
+        out[o.hand] = 1
         out[o.hand + 1 : o.score] = stats.card_table[stats.index[player.hand]]
     area = player.area
     height, width = frame.size
-    k = o.score
-    values[k] = score[0]
-    values[k + 1] = score[1]
-    values[k + 2] = score[2]
-    values[k + 3] = min(len(area.cards), CARDS_CAP) / 9
-    values[k + 4] = area.cups / 8
-    values[k + 5] = area.ships / 8
-    values[k + 6] = min(height / GRID, 1.0)
-    values[k + 7] = min(width / GRID, 1.0)
-    _flush(out, ones, values)
+    out[o.score : o.grid] = (
+        *score,
+        min(len(area.cards), CARDS_CAP) / 9,
+        area.cups / 8,
+        area.ships / 8,
+        min(height / GRID, 1.0),
+        min(width / GRID, 1.0),
+    )
 
 
 def _write_slots(area: BusinessArea, stats: _DeckStats, layout: TensorLayout, out: Tensor) -> None:
