@@ -153,11 +153,12 @@ class _DeckStats:
 
     def in_game_row(self, rules: CafeRules) -> Tensor:
         """`in_game(rules)` as a row of the `cards` field: 1 at each of its cards' index
-        (cached per rules; not to be written to)."""
+        (cached per rules, read-only)."""
         row = self._in_game_rows.get(rules)
         if row is None:
             row = np.zeros(len(self.ids), dtype=np.float32)
             row[[self.index[c] for c in self.in_game(rules)]] = 1
+            row.flags.writeable = False
             self._in_game_rows[rules] = row
         return row
 
