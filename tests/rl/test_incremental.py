@@ -17,7 +17,7 @@ from coffeetable.games.cafe.observation import Observer, observation_tensor
 from coffeetable.games.coffee_rush import observation as rush_observation
 from coffeetable.rl import CafeSoloEnv, cafe_v0, coffee_rush_v0
 
-from .helpers import CAFE_CONFIGS, RUSH_CONFIGS, config_id, random_game
+from .helpers import CAFE_CONFIGS, RUSH_CONFIGS, choose, config_id, random_game
 
 
 def play_and_compare(
@@ -70,6 +70,57 @@ def test_kept_across_games_and_unrelated_states() -> None:
         assert np.array_equal(observer.observe(state, seat), observation_tensor(state, seat))
     four = game.new_initial_state(4, 1, {"espresso": True})
     assert np.array_equal(observer.observe(four, 3), observation_tensor(four, 3))
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_a_clone_played_apart_is_observed_as_its_own(n: int) -> None:
+    """A state and its clone, played on apart (different random actions) and observed in
+    turns through one Observer: each observation equals a fresh one of that state, so no
+    kept part (a frame in an area's memo, a grid, the cards) is carried from one lineage
+    to the other."""
+    game = find_game("cafe")
+    observer = Observer(game)
+    original = game.new_initial_state(n, 11, {"espresso": True})
+    rng = random.Random(n)
+    for _ in range(40):  # into the turns, areas grown
+        seat = min(original.current_seats())
+        observer.observe(original, seat)
+        original.apply_unchecked(seat, choose(rng, original.legal_actions(seat)))
+    clone = original.clone()
+    rngs = {id(original): random.Random(100 + n), id(clone): random.Random(200 + n)}
+    diverged = False
+    for step in range(400):
+        state = original if step % 2 else clone
+        if state.is_over():
+            continue
+        seat = min(state.current_seats())
+        for s in range(n):
+            kept = observer.observe(state, s)
+            assert np.array_equal(kept, observation_tensor(state, s)), (step, s)
+        state.apply_unchecked(seat, choose(rngs[id(state)], state.legal_actions(seat)))
+        diverged = diverged or not np.array_equal(
+            observation_tensor(original, 0), observation_tensor(clone, 0)
+        )
+    assert diverged  # the two lineages did differ
+
+
+@pytest.mark.parametrize("options", [{}, {"espresso": True}, {"promos": ["atlas"]}])
+def test_unseen_cards_are_what_a_player_can_count(options: dict[str, Any]) -> None:
+    """The `cards` field's unseen row: as many cards as the deck plus the cards removed at
+    random, none of them a card in sight, every one a card of this game."""
+    game = find_game("cafe")
+    layout = observation.observation_layout(game, 2)
+    start, stop = layout.span("cards")
+    ids = [c.id for c in game.deck.cards]
+    for i, state in enumerate(random_game("cafe", 2, options, seed=21)):
+        if i % 7:
+            continue
+        rows = observation_tensor(state, 0)[start:stop].reshape(6, len(ids))
+        unseen = {ids[k] for k in np.flatnonzero(rows[5])}
+        removed_rule = state.removed_by_rule()
+        assert len(unseen) == len(state.deck) + len(state.removed) - len(removed_rule)
+        assert unseen == set(state.deck) | (set(state.removed) - set(removed_rule))
+        assert not rows[:5].sum(axis=0)[[ids.index(c) for c in unseen]].any()
 
 
 def test_observe_hands_out_a_copy() -> None:

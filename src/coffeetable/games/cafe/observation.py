@@ -137,6 +137,7 @@ class _DeckStats:
         self.plans = [c.id for c in deck.cards if c.kind == "plan"]
         self.espresso = [c.id for c in deck.cards if c.kind == "espresso"]
         self._in_game: dict[CafeRules, frozenset[str]] = {}
+        self._in_game_rows: dict[CafeRules, Tensor] = {}
         self.card_table = np.zeros((len(deck.cards), CARD_FEATURES), dtype=np.float32)
         for i, card in enumerate(deck.cards):
             self.card_table[i] = self._card_features(card)
@@ -149,6 +150,17 @@ class _DeckStats:
             espresso = self.espresso if rules.espresso else ()
             cards = self._in_game[rules] = frozenset([*self.plans, *rules.promos, *espresso])
         return cards
+
+    def in_game_row(self, rules: CafeRules) -> Tensor:
+        """`in_game(rules)` as a row of the `cards` field: 1 at each of its cards' index
+        (cached per rules, read-only)."""
+        row = self._in_game_rows.get(rules)
+        if row is None:
+            row = np.zeros(len(self.ids), dtype=np.float32)
+            row[[self.index[c] for c in self.in_game(rules)]] = 1
+            row.flags.writeable = False
+            self._in_game_rows[rules] = row
+        return row
 
     def _card_features(self, card: CardSpec) -> Tensor:
         out = np.zeros(CARD_FEATURES, dtype=np.float32)
@@ -437,14 +449,23 @@ def _write_cards(
     placed = [pl.card for p in state.players for pl in p.area.cards]
     piles = (state.display, hands, placed, state.discard, removed_rule)
     idx: list[int] = []
+    seen: list[int] = []
     for status, pile in enumerate(piles):
         row = base + status * cards
-        idx += [row + index[card] for card in pile if card in index]
-    # unseen: every card of this game that is nowhere in sight (the deck and the random
-    # removals together, worked out from what is visible, as a player would)
-    row = base + 5 * cards
-    idx += [row + index[c] for c in stats.in_game(state.rules).difference(*piles)]
+        for card in pile:
+            i = index.get(card)
+            if i is not None:
+                idx.append(row + i)
+                seen.append(i)
     _flush(out, idx, {})
+    # unseen: every card of this game that is nowhere in sight (the deck and the random
+    # removals together, worked out from what is visible, as a player would): the game's
+    # cards, less those seen
+    row = base + 5 * cards
+    unseen = out[row : row + cards]
+    unseen[:] = stats.in_game_row(state.rules)
+    if seen:
+        unseen[np.fromiter(seen, dtype=np.intp, count=len(seen))] = 0
     shown = [index[card] for card in state.display[:MAX_DISPLAY]]
     if shown:
         start = off["display"]
@@ -752,13 +773,16 @@ class _Frame:
         self.origin = (r0, c0)
         slots = sorted(top)
         slot_cells = [(r - r0) * GRID + c - c0 for r, c in slots]
+        k = len(slot_cells)
         #: the slots' cells (row * GRID + col), each cell's slot, their first three features
-        self.slot_cells = np.array(slot_cells, dtype=np.intp)
-        self.slot_at = {cell: k for k, cell in enumerate(slot_cells)}
-        self.slot_static = np.array(
-            [(1.0, (r - r0) / (GRID - 1), (c - c0) / (GRID - 1)) for r, c in slots],
-            dtype=np.float32,
-        ).reshape(-1, 3)
+        self.slot_cells = np.fromiter(slot_cells, dtype=np.intp, count=k)
+        self.slot_at = {cell: i for i, cell in enumerate(slot_cells)}
+        # present, frame row / 20, frame col / 20 (divided as float64, as Python divides)
+        static = np.empty((k, 3), dtype=np.float32)
+        static[:, 0] = 1
+        static[:, 1] = self.slot_cells // GRID / (GRID - 1)
+        static[:, 2] = self.slot_cells % GRID / (GRID - 1)
+        self.slot_static = static
         shop_at, shops = area.shop_at, area.shops
         ones: list[int] = []
         value_at: list[int] = []
@@ -785,9 +809,9 @@ class _Frame:
                 values.append(shop.spec.vp / stats.max_vp)
                 if pos == shop.cells[0]:
                     ones.append(b + _C_ANCHOR)
-        self.ones = np.array(ones, dtype=np.intp)
-        self.value_at = np.array(value_at, dtype=np.intp)
-        self.values = np.array(values, dtype=np.float32)
+        self.ones = np.fromiter(ones, dtype=np.intp, count=len(ones))
+        self.value_at = np.fromiter(value_at, dtype=np.intp, count=len(value_at))
+        self.values = np.fromiter(values, dtype=np.float32, count=len(values))
         self.shops = sorted(cells.items())
 
 
