@@ -49,6 +49,9 @@ log = logging.getLogger(__name__)
 
 #: seconds between two passes of the collector
 TICK = 0.1
+#: the oldest generation a pass collects (`gc.collect(YOUNG)`): the young and middle ones;
+#: the old one stays empty between passes, as everything that survives a pass is frozen
+YOUNG = 1
 #: a sweep when Python's allocated memory blocks have grown by this share since the last sweep
 SWEEP_GROWTH = 1.0
 #: the most the share grows to while sweeps find the growth was live data
@@ -112,7 +115,10 @@ class CycleCollector:
         if sys.getallocatedblocks() > self.swept_blocks * (1 + self.growth):
             return self.sweep()
         began = time.perf_counter()
-        found = gc.collect()
+        # the young generations only: with automatic passes off and every survivor frozen,
+        # they hold all that is not frozen, so the pass sees what a full one would, without
+        # a full pass's extras (emptying the free lists, untracking dicts): ~20 % less a pass
+        found = gc.collect(YOUNG)
         gc.freeze()
         spent = time.perf_counter() - began
         self.passes += 1
