@@ -70,10 +70,10 @@ def state_view(state: CafeState, seat: int | None, *, shared: bool = False) -> d
     return out
 
 
-def _seat_entry(player: PlayerState, area: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A seat's entry in a view: its position JSON, with its area's view JSON (`area`, or
-    made here: `_area_view`)."""
-    return player_to_json(player, _area_view(player.area) if area is None else area)
+def _seat_entry(player: PlayerState) -> dict[str, Any]:
+    """A seat's entry in a view: its position JSON, with its area's view JSON
+    (`_area_view`)."""
+    return player_to_json(player, _area_view(player.area))
 
 
 def _area_view(area: BusinessArea) -> dict[str, Any]:
