@@ -384,7 +384,7 @@ async def test_the_server_sends_each_seat_its_fresh_view_and_changes_no_view(
         rng = random.Random(seed)
         for client in clients:
             _messages(client)
-        held: list[tuple[dict[str, Any], bytes]] = []
+        held: list[tuple[dict[str, Any], str]] = []
         moves = 0
         while moves < 150 and live.state is not None and not live.state.is_over():
             seat = rng.choice(sorted(live.state.current_seats()))
@@ -401,12 +401,8 @@ async def test_the_server_sends_each_seat_its_fresh_view_and_changes_no_view(
                 sent = items[0].encode()
                 fresh = encode_json(state.view(client.seat)).encode()
                 assert b'"view":' + fresh + b',"legal":' in sent
-            held.extend((view, _encode_json(view)) for view in live.cache.views.values())
+            held.extend((view, encode_json(view)) for view in live.cache.views.values())
         assert moves == 150 or live.state.is_over()
-        assert all(_encode_json(view) == made for view, made in held)
+        assert all(encode_json(view) == made for view, made in held)
     finally:
         await storage.close()
-
-
-def _encode_json(value: Any) -> bytes:
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
