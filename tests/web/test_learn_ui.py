@@ -152,14 +152,18 @@ def test_cafe_tutorial(browser: Any, server: ServerProcess, artifacts: Path) -> 
         page.click("[data-action='take P23 pay G']")
         _step(page, "place")
         click_center(page, page.locator(".spot[data-spot='-1,2']"))
+        before = client.version
         page.click("#confirm-place")
         _step(page, "ap")
         page.click("#tutorial-next")
         _step(page, "produce")
+        client.wait_change(before)  # the tutorial moves on when the move is sent, not played
+        assert client.version > before
         before = client.version
         page.click("#end-turn")  # ending with 2 AP left: explained, not sent
         page.wait_for_selector("#tutorial-wrong")
         assert "AP" in page.inner_text("#tutorial-wrong")
+        page.wait_for_timeout(300)
         assert client.version == before
         client.screenshot(artifacts, "tutorial-cafe-produce", full_page=False)
         _menu(page, "produce")
@@ -235,14 +239,18 @@ def test_coffee_rush_tutorial(browser: Any, server: ServerProcess, artifacts: Pa
         client.screenshot(artifacts, "tutorial-rush-stop", full_page=False)
         page.click("#rush-stop")
         _step(page, "pour_ice")
+        before = client.version
         page.click("#my-hand .chip[data-ing='ice']")
         page.click(".cup[data-seat='0'][data-cup='1']")
-        _step(page, "pour_milk")
+        _step(page, "pour_milk")  # the tutorial moves on when the move is sent, not played
+        client.wait_change(before)
+        assert client.version > before
         before = client.version
         page.click("#my-hand .chip[data-ing='milk']")
         page.click(".cup[data-seat='0'][data-cup='1']")  # spoils the drink: explained, not sent
         page.wait_for_selector("#tutorial-wrong")
         client.screenshot(artifacts, "tutorial-rush-wrong", full_page=False)
+        page.wait_for_timeout(300)
         assert client.version == before
         page.click("#my-hand .chip[data-ing='milk']")
         page.click(".cup[data-seat='0'][data-cup='2']")
