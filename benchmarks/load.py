@@ -63,6 +63,9 @@ from coffeetable.server.auth import SESSION_COOKIE
 _TICKS = os.sysconf("SC_CLK_TCK")
 #: Whether the clients offer permessage-deflate, as browsers do (`--no-deflate` turns it off).
 DEFLATE = True
+#: Seconds between the clients' keepalive pings (websockets' default; None: no pings, as
+#: `load_instructions.py` wants, whose count must not follow the wall clock).
+PING_INTERVAL: float | None = 20.0
 
 
 def _loads(raw: str | bytes) -> Any:
@@ -146,6 +149,7 @@ async def _set_up(bases: str | list[str], game: str) -> tuple[list[Any], list[di
             max_size=8 * 1024 * 1024,
             open_timeout=120,
             compression="deflate" if DEFLATE else None,
+            ping_interval=PING_INTERVAL,
         )
         sockets.append(ws)
     return sockets, [_loads(await ws.recv()) for ws in sockets]
