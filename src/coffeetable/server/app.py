@@ -47,7 +47,7 @@ from coffeetable.server.chat_routes import RouteHelpers, add_chat_routes
 from coffeetable.server.collector import CycleCollector
 from coffeetable.server.deck_routes import install as install_deck_routes
 from coffeetable.server.gamedata import game_data
-from coffeetable.server.guard import EdgeGuard
+from coffeetable.server.guard import ASGI_CHANNEL, EdgeGuard
 from coffeetable.server.livetable import (
     LOGGED_OUT,
     Client,
@@ -979,10 +979,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     if line["id"] > seen:
                         client.send({"type": "chat", "line": line})
         bucket = auth.RateLimiter(settings.message_rate, settings.message_burst)
+        next_frame = _asgi_channel(ws)[0]
 
         async def receive() -> None:
             while True:
-                frame = await ws.receive()
+                frame = await next_frame()
                 if frame["type"] == "websocket.disconnect":
                     raise WebSocketDisconnect(frame.get("code", 1000))
                 raw = frame.get("text")
@@ -1043,6 +1044,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         in the queue closes the socket with `close_code()` (1008: too slow to read; 1012:
         the node is stopping, reconnect)."""
 
+        send = _asgi_channel(ws)[1]
+
         async def sender() -> None:
             while True:
                 message = await queue.get()
@@ -1052,7 +1055,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     await ws.close(code=code, reason=reason)
                     return
                 # a dict is encoded here: it may hold pre-encoded parts (orjson.Fragment)
-                await ws.send_text(message if isinstance(message, str) else encode_json(message))
+                text = message if isinstance(message, str) else encode_json(message)
+                await send({"type": "websocket.send", "text": text})
 
         tasks = [asyncio.create_task(sender()), asyncio.create_task(receive())]
         try:
@@ -1104,6 +1108,22 @@ CLOSE_REASONS = {
     1012: "the server is restarting: reconnect",
     LOGGED_OUT: "logged out: log in again",
 }
+
+
+def _asgi_channel(ws: WebSocket) -> tuple[Any, Any]:
+    """The socket's `(receive, send)` as the ASGI server gave them (`guard.ASGI_CHANNEL`), for
+    its messages once accepted: the same frames as through `ws.receive` and `ws.send_text`,
+    without the framework's checks of the socket's state on every frame (it is connected: a
+    disconnect ends the socket's tasks, and `ws.close` still goes through `ws`). A socket the
+    edge did not see (an app without `EdgeGuard`) uses `ws`'s own."""
+    channel = ws.scope.get(ASGI_CHANNEL)
+    if channel is not None:
+        return channel  # type: ignore[no-any-return]
+
+    async def send(message: dict[str, Any]) -> None:
+        await ws.send(message)
+
+    return ws.receive, send
 
 
 def _binary_refused() -> dict[str, Any]:

@@ -69,6 +69,15 @@ def origin_allowed(origin: str, host: str | None, allowed: list[str]) -> bool:
     return parts.scheme in ("http", "https") and parts.netloc == host.strip().lower()
 
 
+#: Where a WebSocket's scope holds the ASGI server's own `(receive, send)`, as the edge got
+#: them. A socket's messages are read and written through these: the framework's layers
+#: above them (Starlette's `WebSocket.receive`/`send_text`/`send` and the exception
+#: handlers' wrapper of `send`, which only notes when an HTTP response starts) are three or
+#: four coroutine calls a frame that check nothing a connected socket needs (docs/server.md,
+#: "The hot path, ninth pass").
+ASGI_CHANNEL = "coffeetable.asgi"
+
+
 class EdgeGuard:
     """The middleware. `secure`: every answer is sent as over HTTPS (--secure-cookies)."""
 
@@ -158,6 +167,9 @@ class EdgeGuard:
             await send({"type": "websocket.close", "code": 1008})
             return
         self.sockets[address] += 1
+        # the server's own receive and send, for the sockets' hot path under the framework's
+        # wrappers (app.py, `_asgi_channel`)
+        scope[ASGI_CHANNEL] = (receive, send)
         try:
             await self.app(scope, receive, send)
         finally:
