@@ -46,14 +46,15 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx
 import load
 from load import _catch_up, _loads, _next_state, _set_up
 from tests.server.live import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
 
 #: C functions whose inclusive counts `--parts` reports (callgrind's names).
 PARTS = {
@@ -89,9 +90,7 @@ async def _play_table(
         i = movers[0]
         version = latest[i]["version"]
         action = rng.choice(latest[i]["legal"])
-        await sockets[i].send(
-            '{"type":"act","version":%d,"action":%s}' % (version, _quote(action))
-        )
+        await sockets[i].send(f'{{"type":"act","version":{version},"action":{_quote(action)}}}')
         while True:
             message = _loads(await sockets[i].recv())
             if message["type"] == "error":
@@ -261,8 +260,7 @@ def main() -> None:
         print(
             "median: a move "
             + "  ".join(
-                f"{k} {statistics.median(f[k] for f in figures) / 1e6:.4f} M"
-                for k in figures[0]
+                f"{k} {statistics.median(f[k] for f in figures) / 1e6:.4f} M" for k in figures[0]
             )
         )
 
