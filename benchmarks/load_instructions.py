@@ -1,33 +1,41 @@
 """The whole server's instructions a move, counted: the real server (`coffeetable serve`:
-uvicorn, the app, SQLite, permessage-deflate) run under callgrind, played over loopback
-WebSockets by a bounded, seeded client, twice, with two numbers of moves; the difference
-divided by the difference in moves is what a move costs the server process, its start, the
-tables' set-ups and its stop cancelled out.
+uvicorn, the app, SQLite, permessage-deflate) run under callgrind and played over loopback
+WebSockets by a bounded, seeded client; callgrind's counters are dumped once the tables are
+set up and have played a few moves, and again after a fixed number of moves more, so the
+second dump holds exactly what those moves cost the server process: its start, the tables'
+set-ups, the first moves and its stop are outside the window.
 
-    python3 benchmarks/load_instructions.py [--tables 20] [--moves 10,40] [--repeat 1]
-                                            [--seed 0] [--parts] [--keep FOLDER]
+    python3 benchmarks/load_instructions.py [--tables 20] [--warm 10] [--moves 30]
+                                            [--repeat 1] [--seed 0] [--parts]
+                                            [--src PATH ...] [--keep FOLDER]
 
-Each run: the server starts under `valgrind --tool=callgrind` (the real interpreter,
-`PYTHONHASHSEED=0`, one thread for BLAS, `PYTHONPATH` this checkout's `src`), seated by
-`_seeded_serve.py` so that its tables' seeds and ids come from `--seed` (the same games every
-run). The client (this process, not counted) sets the tables up one after another as
-`load.py` does (two guests, the table made, joined and started, both sockets opened with
-deflate), then plays every table at once in a closed loop, `load.py`'s way: a random legal
-move (a generator seeded per table) of the first seat that may act, the next as soon as its
-update arrives, until the table has played its number of moves. Then it closes the sockets
-and stops the server (SIGTERM), and callgrind writes its counts.
+Each run: the server starts under `valgrind --tool=callgrind` (this interpreter, the real
+binary behind the virtual environment's link, `PYTHONHASHSEED=0`, one thread for BLAS,
+`PYTHONPATH` the `--src` tree), through `_seeded_serve.py`, so that its tables' seeds and
+ids come from `--seed` (the same games in every run) and uvicorn sends no keepalive pings
+(they follow the wall clock). The client (this process, not counted) sets the tables up one
+after another as `load.py` does (two guests, the table made, joined and started, both
+sockets opened with deflate, no pings either), then plays every table at once in a closed
+loop, `load.py`'s way: a random legal move (a generator seeded per table) of the first seat
+that may act, the next as soon as its update arrives. Each table plays `--warm` moves, then
+`callgrind_control --dump` (counters written and zeroed), `--moves` moves more, a dump
+again; then the client closes its sockets and the server is stopped. No game ends in the
+window at the defaults (a table whose game ends stops: the run says how many did).
 
-What it prints, a move: the instructions of the whole server process; of them, those of the
-cycle collector's passes (`gc_collect_main`, inclusive), which follow the wall clock (a pass
-every 0.1 s, and under callgrind a move takes ~50 times as long), so they are reported apart
-and left out of the figure to compare ("without the collector"); with `--parts`, the
-inclusive counts of a few C functions (deflate, inflate, SQLite, orjson, pydantic, the
-event loop's socket writes). Instructions in the kernel (the system calls) are not counted.
+What it prints, a move of the window: the instructions of the whole server process; of
+them, the cycle collector's passes (`gc_collect_main`, inclusive), which follow the wall
+clock (a pass every 0.1 s, and under callgrind a move takes ~50 times as long as without),
+so they are shown apart and left out of the figure to compare ("without the collector");
+with `--parts`, the inclusive counts of a few C functions (deflate, inflate, SQLite's
+steps, orjson). Instructions in the kernel (the system calls, the loopback writes) are not
+counted.
 
 The count does not depend on the machine's load; what moves it from run to run is what
-depends on the wall clock (the collector, other timers, how many frames the event loop finds
-ready at once): `--repeat 3` shows that spread. Needs valgrind (and callgrind_annotate for
-`--parts`). A run of 20 tables × 40 moves takes several minutes.
+depends on the wall clock (the collector, the server's other timers, how many frames the
+event loop finds ready at once): `--repeat 3` shows that spread. With several `--src`
+trees (worktrees of the commits to compare, so that editing this checkout does not change
+a run under way), the runs alternate between them. Needs valgrind (callgrind_control and
+callgrind_annotate come with it). A run of 20 tables takes 2–4 minutes.
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx
 import load
+import orjson
 from load import _catch_up, _loads, _next_state, _set_up
 from tests.server.live import free_port
 
@@ -74,61 +83,64 @@ def _python() -> str:
     return sys.executable
 
 
-async def _play_table(
-    sockets: list[Any], latest: list[dict[str, Any]], rng: random.Random, moves: int
-) -> tuple[int, bool]:
-    """Play `moves` moves at one table (fewer if its game ends): (moves played, over)."""
-    played = 0
-    while played < moves:
-        if latest[0]["view"]["over"]:
-            return played, True
-        movers = [i for i in range(2) if latest[i]["legal"]]
-        if not movers:
-            latest[0] = await _next_state(sockets[0], latest[0])
-            latest[1] = await _next_state(sockets[1], latest[1])
-            continue
-        i = movers[0]
-        version = latest[i]["version"]
-        action = rng.choice(latest[i]["legal"])
-        await sockets[i].send(f'{{"type":"act","version":{version},"action":{_quote(action)}}}')
-        while True:
-            message = _loads(await sockets[i].recv())
-            if message["type"] == "error":
-                raise RuntimeError(f"the server refused a move: {message}")
-            if message["type"] in ("update", "snapshot"):
-                latest[i] = message
-                if message["version"] >= version + 1:
-                    break
-        latest[1 - i] = await _catch_up(sockets[1 - i], latest[1 - i], latest[i]["version"])
-        played += 1
-    return played, False
+class _Table:
+    """One table as the client plays it: its two sockets, each seat's last message."""
+
+    def __init__(self, sockets: list[Any], latest: list[dict[str, Any]], seed: int) -> None:
+        self.sockets = sockets
+        self.latest = latest
+        self.rng = random.Random(seed)
+        self.over = False
+
+    async def play(self, moves: int) -> int:
+        """Play `moves` moves (fewer if the game ends): how many were played."""
+        sockets, latest = self.sockets, self.latest
+        played = 0
+        while played < moves:
+            if latest[0]["view"]["over"]:
+                self.over = True
+                break
+            movers = [i for i in range(2) if latest[i]["legal"]]
+            if not movers:
+                latest[0] = await _next_state(sockets[0], latest[0])
+                latest[1] = await _next_state(sockets[1], latest[1])
+                continue
+            i = movers[0]
+            version = latest[i]["version"]
+            action = orjson.dumps(self.rng.choice(latest[i]["legal"])).decode()
+            await sockets[i].send(f'{{"type":"act","version":{version},"action":{action}}}')
+            while True:
+                message = _loads(await sockets[i].recv())
+                if message["type"] == "error":
+                    raise RuntimeError(f"the server refused a move: {message}")
+                if message["type"] in ("update", "snapshot"):
+                    latest[i] = message
+                    if message["version"] >= version + 1:
+                        break
+            latest[1 - i] = await _catch_up(sockets[1 - i], latest[1 - i], latest[i]["version"])
+            played += 1
+        return played
 
 
-def _quote(text: str) -> str:
-    import orjson
-
-    return orjson.dumps(text).decode()
-
-
-async def _drive(base: str, tables: int, moves: int, seed: int) -> dict[str, int]:
-    load.PING_INTERVAL = None  # no keepalive pings either way: they follow the wall clock
+async def _drive(
+    base: str, tables: int, warm: int, moves: int, seed: int, dump: Any
+) -> dict[str, int]:
+    """Set the tables up, play `warm` moves at each, `dump()`, `moves` more, `dump()`: the
+    moves played in the window, and the games over by its end."""
+    load.PING_INTERVAL = None  # no keepalive pings: they follow the wall clock
     games = ["cafe" if k % 2 == 0 else "coffee-rush" for k in range(tables)]
     ready = []
-    for game in games:  # one after another: the seeded server deals them in this order
-        ready.append(await _set_up(base, game))
-    results = await asyncio.gather(
-        *(
-            _play_table(sockets, latest, random.Random(seed * 100_003 + k), moves)
-            for k, (sockets, latest) in enumerate(ready)
-        )
-    )
-    for sockets, _ in ready:
-        for ws in sockets:
+    for k, game in enumerate(games):  # one after another: the server deals them in order
+        sockets, latest = await _set_up(base, game)
+        ready.append(_Table(sockets, latest, seed * 100_003 + k))
+    await asyncio.gather(*(t.play(warm) for t in ready))
+    await asyncio.to_thread(dump)
+    played = await asyncio.gather(*(t.play(moves) for t in ready))
+    await asyncio.to_thread(dump)
+    for table in ready:
+        for ws in table.sockets:
             await ws.close()
-    return {
-        "moves": sum(played for played, _ in results),
-        "over": sum(1 for _, over in results if over),
-    }
+    return {"moves": sum(played), "over": sum(t.over for t in ready)}
 
 
 def _total(out_file: Path) -> int:
@@ -139,7 +151,8 @@ def _total(out_file: Path) -> int:
 
 
 def _inclusive(out_file: Path, names: list[str]) -> dict[str, int]:
-    """Inclusive instructions of each C function named (summed over its objects)."""
+    """Inclusive instructions of each C function named (summed over the objects that have
+    one of that name)."""
     text = subprocess.run(
         ["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(out_file)],
         capture_output=True,
@@ -156,12 +169,12 @@ def _inclusive(out_file: Path, names: list[str]) -> dict[str, int]:
 
 
 def run(
-    tables: int, moves: int, seed: int, folder: Path, parts: bool, src: Path = ROOT / "src"
+    src: Path, tables: int, warm: int, moves: int, seed: int, folder: Path, parts: bool
 ) -> dict[str, Any]:
-    """One server under callgrind, `tables` tables × `moves` moves, running the code in
-    `src`: its counts."""
+    """One server running the code in `src` under callgrind: a move's counts in the
+    window."""
     port = free_port()
-    out_file = folder / f"callgrind.{tables}x{moves}.{time.time_ns()}.out"
+    out_file = folder / f"callgrind.{port}.{time.time_ns()}.out"
     env = {
         **os.environ,
         "PYTHONHASHSEED": "0",
@@ -180,14 +193,33 @@ def run(
         "serve", "--port", str(port), "--db", f"sqlite:///{folder}/server-{port}.db",
         "--bot-workers", "1",
     ]  # fmt: skip
-    log = open(folder / f"server-{port}.log", "wb")  # noqa: SIM115 - closed below
+    log_path = folder / f"server-{port}.log"
+    log = open(log_path, "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
     base = f"http://127.0.0.1:{port}"
+    dumps = 0
+
+    def dump() -> None:
+        nonlocal dumps
+        dumps += 1
+        subprocess.run(
+            ["callgrind_control", f"--dump=window{dumps}", str(proc.pid)],
+            capture_output=True,
+            check=True,
+            timeout=600,
+        )
+        part = Path(f"{out_file}.{dumps}")
+        deadline = time.monotonic() + 600
+        while not (part.exists() and "totals:" in part.read_text()[-2000:]):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"callgrind did not write {part}")
+            time.sleep(0.5)
+
     try:
         deadline = time.monotonic() + 900
         while True:
             if proc.poll() is not None:
-                raise RuntimeError((folder / f"server-{port}.log").read_text()[-3000:])
+                raise RuntimeError(log_path.read_text()[-3000:])
             try:
                 if httpx.get(f"{base}/api/games", timeout=5).status_code == 200:
                     break
@@ -196,7 +228,7 @@ def run(
             if time.monotonic() > deadline:
                 raise RuntimeError("the server did not start under callgrind")
             time.sleep(1)
-        played = asyncio.run(_drive(base, tables, moves, seed))
+        played = asyncio.run(_drive(base, tables, warm, moves, seed, dump))
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
@@ -206,63 +238,64 @@ def run(
             proc.kill()
             proc.wait(30)
         log.close()
-    out = {"instructions": _total(out_file), **played}
-    if parts:
-        out["parts"] = _inclusive(out_file, sorted(set(PARTS.values())))
-    else:
-        out["parts"] = _inclusive(out_file, [PARTS["collector"]])
-    return out
+    window = Path(f"{out_file}.2")
+    names = sorted(set(PARTS.values())) if parts else [PARTS["collector"]]
+    counts = _inclusive(window, names)
+    n = played["moves"]
+    figure = {"whole": _total(window) / n}
+    figure["collector"] = counts[PARTS["collector"]] / n
+    figure["without"] = figure["whole"] - figure["collector"]
+    for label, name in PARTS.items() if parts else ():
+        if label != "collector":
+            figure[label] = counts[name] / n
+    return {"figure": figure, **played}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=20)
-    parser.add_argument(
-        "--moves", default="10,40", help="two numbers of moves a table: SHORT,LONG (10,40)"
-    )
-    parser.add_argument("--repeat", type=int, default=1, help="pairs of runs (and medians)")
+    parser.add_argument("--warm", type=int, default=10, help="moves a table before the window")
+    parser.add_argument("--moves", type=int, default=30, help="moves a table in the window")
+    parser.add_argument("--repeat", type=int, default=1, help="runs (of each --src)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--parts", action="store_true", help="inclusive counts of C parts")
     parser.add_argument("--keep", type=Path, default=None, help="keep callgrind's files here")
     parser.add_argument(
         "--src",
         type=Path,
-        default=ROOT / "src",
-        help="the server code to run (another checkout's src: a worktree of the commit to "
-        "measure, so that editing this one does not change a run under way)",
+        action="append",
+        help="the server code to run (default: this checkout's src); several: alternated",
     )
     args = parser.parse_args()
-    short, long = (int(x) for x in args.moves.split(","))
-    if not (0 <= short < long <= 500 and 1 <= args.tables <= 200 and 1 <= args.repeat <= 10):
-        parser.error("bounded: 0 <= SHORT < LONG <= 500 moves, 1..200 tables, 1..10 pairs")
-    figures = []
+    if not (0 <= args.warm <= 200 and 1 <= args.moves <= 300 and 1 <= args.tables <= 200):
+        parser.error("bounded: 0..200 warm moves, 1..300 moves, 1..200 tables")
+    if not 1 <= args.repeat <= 10:
+        parser.error("--repeat is 1..10")
+    trees = args.src or [ROOT / "src"]
+    results: dict[Path, list[dict[str, float]]] = {tree: [] for tree in trees}
     with TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
         for r in range(args.repeat):
-            a = run(args.tables, short, args.seed, folder, args.parts, args.src)
-            b = run(args.tables, long, args.seed, folder, args.parts, args.src)
-            moves = b["moves"] - a["moves"]
-            whole = (b["instructions"] - a["instructions"]) / moves
-            gc_name = PARTS["collector"]
-            collector = (b["parts"][gc_name] - a["parts"][gc_name]) / moves
-            figure = {"whole": whole, "collector": collector, "without": whole - collector}
-            for label, name in PARTS.items() if args.parts else ():
-                figure[label] = (b["parts"][name] - a["parts"][name]) / moves
-            figures.append(figure)
+            for tree in trees:
+                out = run(tree, args.tables, args.warm, args.moves, args.seed, folder, args.parts)
+                results[tree].append(out["figure"])
+                print(
+                    f"{tree} run {r + 1}: {out['moves']} moves in the window (games over "
+                    f"{out['over']}): a move "
+                    + "  ".join(f"{k} {v / 1e6:.4f} M" for k, v in out["figure"].items()),
+                    flush=True,
+                )
+    if args.repeat > 1:
+        for tree, figures in results.items():
             print(
-                f"pair {r + 1}: {a['moves']} and {b['moves']} moves "
-                f"(games over {a['over']}, {b['over']}): a move "
-                + "  ".join(f"{k} {v / 1e6:.4f} M" for k, v in figure.items()),
+                f"{tree} median: a move "
+                + "  ".join(
+                    f"{k} {statistics.median(f[k] for f in figures) / 1e6:.4f} M"
+                    for k in figures[0]
+                ),
                 flush=True,
             )
-    if args.repeat > 1:
-        print(
-            "median: a move "
-            + "  ".join(
-                f"{k} {statistics.median(f[k] for f in figures) / 1e6:.4f} M" for k in figures[0]
-            )
-        )
 
 
 if __name__ == "__main__":
