@@ -868,7 +868,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # the lobby's chat: who is here (their chat lines; whose lines they do not get)
         token = ws.cookies.get(auth.SESSION_COOKIE)
         user = await auth.user_of_token(ws.app.state.storage, token)
-        bucket = auth.RateLimiter(settings.message_rate, settings.message_burst)
+        bucket = auth.TokenBucket(settings.message_rate, settings.message_burst)
 
         def reply(message: dict[str, Any]) -> None:  # through the queue: one sender
             with contextlib.suppress(asyncio.QueueFull):
@@ -883,7 +883,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 if raw is None:
                     reply(_binary_refused())
                     continue
-                if not bucket.allow("ws"):
+                if not bucket.allow():
                     reply(error_message(ErrorCode.RATE_LIMITED, "too many messages; slow down"))
                     continue
                 parsed = None
@@ -978,7 +978,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 for line in await node.chat.history(table_id, user):
                     if line["id"] > seen:
                         client.send({"type": "chat", "line": line})
-        bucket = auth.RateLimiter(settings.message_rate, settings.message_burst)
+        bucket = auth.TokenBucket(settings.message_rate, settings.message_burst)
         next_frame = _asgi_channel(ws)[0]
 
         async def receive() -> None:
@@ -990,7 +990,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 if raw is None:  # a binary frame: the protocol is JSON text
                     client.send(_binary_refused())
                     continue
-                if not bucket.allow("ws"):
+                if not bucket.allow():
                     client.send(
                         error_message(ErrorCode.RATE_LIMITED, "too many messages; slow down")
                     )

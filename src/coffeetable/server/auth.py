@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import math
 import random
 import secrets
 import time
@@ -607,6 +608,49 @@ class RateLimiter:
             if now - then < self._refill_time:
                 break  # the rest were used later still
             del self._buckets[key]
+
+
+class TokenBucket:
+    """One key's `RateLimiter`: `burst` actions at once, `rate_per_second` regained a second,
+    up to `burst`; the same answers as `RateLimiter(...).allow(key)` for one key, without the
+    keys' bookkeeping. A socket's own messages are counted by one (a move's message asks it
+    once; docs/server.md, "The hot path, ninth pass").
+
+    >>> bucket = TokenBucket(rate_per_second=1.0, burst=2, clock=lambda: 0.0)
+    >>> [bucket.allow() for _ in range(3)]
+    [True, True, False]
+    """
+
+    __slots__ = ("_clock", "_refill_time", "_then", "_tokens", "burst", "rate")
+
+    def __init__(
+        self, rate_per_second: float, burst: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        if not rate_per_second > 0:
+            raise ValueError(f"rate_per_second must be positive, not {rate_per_second!r}")
+        if burst < 1:
+            raise ValueError(f"burst must be at least 1, not {burst!r}")
+        self.rate = float(rate_per_second)
+        self.burst = burst
+        self._clock = clock
+        self._refill_time = burst / self.rate  # from empty to full
+        self._tokens = float(burst)
+        self._then = -math.inf  # full, whenever it is first asked
+
+    def allow(self) -> bool:
+        """Take one token if there is one: whether the action may go on."""
+        now = self._clock()
+        then = self._then
+        if now - then >= self._refill_time:  # refilled (RateLimiter forgets the key)
+            tokens = float(self.burst)
+        else:  # RateLimiter's arithmetic, in its order: the same floats
+            tokens = min(float(self.burst), self._tokens + max(0.0, now - then) * self.rate)
+        allowed = tokens >= 1.0 - RateLimiter._EPSILON
+        if allowed:
+            tokens = max(0.0, tokens - 1.0)
+        self._tokens = tokens
+        self._then = now
+        return allowed
 
 
 async def user_of_token(storage: Storage, token: str | None) -> User | None:
