@@ -675,9 +675,10 @@ class MatchService:
             clock.on_moved(seat, turn_ended=seat not in after.current_seats())
             clock.sync(after.current_seats() if not after.is_over() else ())
             changes["clock"] = {**clock.settings.to_json(), "state": self._clock_state(clock)}
+        notation = action.notation()
         try:
             stored = await self.storage.append_action(
-                meta.id, meta.version, seat, action.notation(), changes or None
+                meta.id, meta.version, seat, notation, changes or None
             )
         except BaseException:
             if clock is not None and before is not None:
@@ -696,7 +697,7 @@ class MatchService:
                 "revision": revision,
                 "version": stored.version,
                 "seat": seat,
-                "action": action.notation(),
+                "action": notation,
                 "changes": changes_to_bus(changes),
             },
         )
