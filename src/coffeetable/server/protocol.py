@@ -13,7 +13,6 @@ import json
 from typing import Annotated, Any, Literal, get_args
 
 import orjson
-
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 #: Largest client message accepted, in bytes (an action's notation is a few dozen bytes).
