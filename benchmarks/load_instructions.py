@@ -2,8 +2,9 @@
 uvicorn, the app, SQLite, permessage-deflate) run under callgrind and played over loopback
 WebSockets by a bounded, seeded client; callgrind's counters are dumped once the tables are
 set up and have played a few moves, and again after a fixed number of moves more, so the
-second dump holds exactly what those moves cost the server process: its start, the tables'
-set-ups, the first moves and its stop are outside the window.
+last dump holds exactly what those moves cost the server process: its start, the tables'
+set-ups, the first moves and its stop are outside the window. (A dump after the start and
+one after the set-ups give what a table's set-up costs, too.)
 
     python3 benchmarks/load_instructions.py [--tables 20] [--warm 10] [--moves 30]
                                             [--repeat 1] [--seed 0] [--parts]
@@ -17,15 +18,17 @@ ids come from `--seed` (the same games in every run) and uvicorn sends no keepal
 after another as `load.py` does (two guests, the table made, joined and started, both
 sockets opened with deflate, no pings either), then plays every table at once in a closed
 loop, `load.py`'s way: a random legal move (a generator seeded per table) of the first seat
-that may act, the next as soon as its update arrives. Each table plays `--warm` moves, then
-`callgrind_control --dump` (counters written and zeroed), `--moves` moves more, a dump
-again; then the client closes its sockets and the server is stopped. No game ends in the
+that may act, the next as soon as its update arrives. `callgrind_control --dump` (counters
+written and zeroed) comes once the server has started, again once the tables are set up,
+again once each has played `--warm` moves, and again after `--moves` moves more at each
+table; then the client closes its sockets and the server is stopped. No game ends in the
 window at the defaults (a table whose game ends stops: the run says how many did).
 
 What it prints, a move of the window: the instructions of the whole server process; of
 them, the cycle collector's passes (`gc_collect_main`, inclusive), which follow the wall
 clock (a pass every 0.1 s, and under callgrind a move takes ~50 times as long as without),
 so they are shown apart and left out of the figure to compare ("without the collector");
+a table's set-up (without the collector's passes);
 with `--parts`, the inclusive counts of a few C functions (deflate, inflate, SQLite's
 steps, orjson). Instructions in the kernel (the system calls, the loopback writes) are not
 counted.
@@ -130,13 +133,15 @@ async def _drive(
     load.PING_INTERVAL = None  # no keepalive pings: they follow the wall clock
     games = ["cafe" if k % 2 == 0 else "coffee-rush" for k in range(tables)]
     ready = []
+    await asyncio.to_thread(dump)  # the start: part 1
     for k, game in enumerate(games):  # one after another: the server deals them in order
         sockets, latest = await _set_up(base, game)
         ready.append(_Table(sockets, latest, seed * 100_003 + k))
+    await asyncio.to_thread(dump)  # the set-ups: part 2
     await asyncio.gather(*(t.play(warm) for t in ready))
-    await asyncio.to_thread(dump)
+    await asyncio.to_thread(dump)  # the first moves: part 3
     played = await asyncio.gather(*(t.play(moves) for t in ready))
-    await asyncio.to_thread(dump)
+    await asyncio.to_thread(dump)  # the window: part 4
     for table in ready:
         for ws in table.sockets:
             await ws.close()
@@ -238,7 +243,7 @@ def run(
             proc.kill()
             proc.wait(30)
         log.close()
-    window = Path(f"{out_file}.2")
+    window = Path(f"{out_file}.4")
     names = sorted(set(PARTS.values())) if parts else [PARTS["collector"]]
     counts = _inclusive(window, names)
     n = played["moves"]
@@ -248,6 +253,11 @@ def run(
     for label, name in PARTS.items() if parts else ():
         if label != "collector":
             figure[label] = counts[name] / n
+    # a table's set-up as load.py makes one (five requests, two sockets and their
+    # snapshots), the collector's passes in that window left out as in the moves'
+    setups = Path(f"{out_file}.2")
+    setup_gc = _inclusive(setups, [PARTS["collector"]])[PARTS["collector"]]
+    figure["set-up"] = (_total(setups) - setup_gc) / tables
     return {"figure": figure, **played}
 
 
