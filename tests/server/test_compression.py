@@ -50,8 +50,8 @@ def test_a_window_an_update_fits_in_compresses_the_next_against_it() -> None:
     (a Café view), the second costs almost nothing with an 8 KiB window, and about as much as
     the first with uvicorn's 4 KiB one."""
     rng = random.Random(1)
-    # a view's text has many distinct tokens: made of a handful repeated, level 1's short
-    # hash chains would be filled by near matches and never reach the update before
+    # a view's text has many distinct tokens: made of a handful repeated, a fast level's
+    # short hash chains would be filled by near matches and never reach the update before
     words = ["".join(rng.choice("abcdefghijklmnop") for _ in range(7)) for _ in range(400)]
     view = {"cells": [[rng.choice(words), rng.randrange(9)] for _ in range(400)]}
     first = orjson.dumps(view)
@@ -66,7 +66,7 @@ def test_a_window_an_update_fits_in_compresses_the_next_against_it() -> None:
 
 
 def test_the_server_deflates_its_frames_at_its_level() -> None:
-    """The extension the server negotiates compresses at `SERVER_LEVEL` (zlib's fastest),
+    """The extension the server negotiates compresses at `SERVER_LEVEL` (a fast one),
     with the 8 KiB window, each frame against the ones before it on the socket."""
     from websockets.frames import Frame, Opcode
 

@@ -16,12 +16,13 @@ from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFact
 
 #: log2 of the window the server compresses its frames with (zlib's 9..15)
 SERVER_WINDOW_BITS = 13
-#: zlib's compression level of the server's frames: 1, its fastest. Over 4,102 updates of
-#: both games compressed per socket with the 8 KiB window, level 1 takes 29 % fewer
-#: instructions a frame than zlib's default (6): 133 k against 188 k, about 110 k a move of
-#: the server's 1.78 M, for frames of 399 bytes on average instead of 158 (14 % of the text
-#: instead of 5.5 %; docs/server.md, "The hot path, ninth pass").
-SERVER_LEVEL = 1
+#: zlib's compression level of the server's frames: 2, one of its fast levels. Over 4,102
+#: updates of both games compressed per socket with the 8 KiB window, level 2 takes 30 %
+#: fewer instructions a frame than zlib's default (6): 132 k against 188 k, about 110 k a
+#: move of the server's 1.73 M, for frames of 376 bytes on average instead of 158 (13 % of
+#: the text instead of 5.5 %). Level 1 is no faster (133 k) and makes 399 bytes; levels 4–5
+#: save only 4–7 % (docs/server.md, "The hot path, ninth pass").
+SERVER_LEVEL = 2
 #: log2 of the window a client may compress its frames with: its frames (moves, chat) are
 #: small, and this bounds the memory of the server's decoder
 CLIENT_WINDOW_BITS = 12
