@@ -261,13 +261,23 @@ def run(
     return {"figure": figure, **played}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_window_arguments(parser: argparse.ArgumentParser) -> None:
+    """The tables and moves counted (shared with `load_instructions_act.py`)."""
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--warm", type=int, default=10, help="moves a table before the window")
     parser.add_argument("--moves", type=int, default=30, help="moves a table in the window")
-    parser.add_argument("--repeat", type=int, default=1, help="runs (of each --src)")
     parser.add_argument("--seed", type=int, default=0)
+
+
+def check_window(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if not (0 <= args.warm <= 200 and 1 <= args.moves <= 300 and 1 <= args.tables <= 200):
+        parser.error("bounded: 0..200 warm moves, 1..300 moves, 1..200 tables")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_window_arguments(parser)
+    parser.add_argument("--repeat", type=int, default=1, help="runs (of each --src)")
     parser.add_argument("--parts", action="store_true", help="inclusive counts of C parts")
     parser.add_argument("--keep", type=Path, default=None, help="keep callgrind's files here")
     parser.add_argument(
@@ -277,8 +287,7 @@ def main() -> None:
         help="the server code to run (default: this checkout's src); several: alternated",
     )
     args = parser.parse_args()
-    if not (0 <= args.warm <= 200 and 1 <= args.moves <= 300 and 1 <= args.tables <= 200):
-        parser.error("bounded: 0..200 warm moves, 1..300 moves, 1..200 tables")
+    check_window(parser, args)
     if not 1 <= args.repeat <= 10:
         parser.error("--repeat is 1..10")
     trees = args.src or [ROOT / "src"]

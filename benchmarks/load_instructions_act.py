@@ -30,7 +30,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _seeded_serve import _SeededSecrets
-from load_instructions import PARTS, _inclusive, _python, _total
+from load_instructions import (
+    PARTS,
+    _inclusive,
+    _python,
+    _total,
+    add_window_arguments,
+    check_window,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -123,15 +130,11 @@ async def _play(tables: int, warm: int, moves: int, seed: int, counted: bool) ->
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tables", type=int, default=20)
-    parser.add_argument("--warm", type=int, default=10)
-    parser.add_argument("--moves", type=int, default=30)
-    parser.add_argument("--seed", type=int, default=0)
+    add_window_arguments(parser)
     parser.add_argument("--src", type=Path, default=ROOT / "src")
     parser.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if not (1 <= args.tables <= 200 and 0 <= args.warm <= 200 and 1 <= args.moves <= 300):
-        parser.error("bounded: 1..200 tables, 0..200 warm moves, 1..300 moves")
+    check_window(parser, args)
     if args.inner:  # under callgrind
         played = asyncio.run(_play(args.tables, args.warm, args.moves, args.seed, True))
         print(played, flush=True)

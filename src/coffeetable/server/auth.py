@@ -529,6 +529,15 @@ def display_name(name: str) -> str:
 # --- rate limiting --------------------------------------------------------------------------
 
 
+def _checked_rate(rate_per_second: float, burst: int) -> float:
+    """A token bucket's rate as a float, once its settings are checked (ValueError)."""
+    if not rate_per_second > 0:
+        raise ValueError(f"rate_per_second must be positive, not {rate_per_second!r}")
+    if burst < 1:
+        raise ValueError(f"burst must be at least 1, not {burst!r}")
+    return float(rate_per_second)
+
+
 class RateLimiter:
     """A token bucket per key: each key may act `burst` times at once, and regains
     `rate_per_second` actions per second, up to `burst`.
@@ -552,13 +561,9 @@ class RateLimiter:
         *,
         max_keys: int = 100_000,
     ) -> None:
-        if not rate_per_second > 0:
-            raise ValueError(f"rate_per_second must be positive, not {rate_per_second!r}")
-        if burst < 1:
-            raise ValueError(f"burst must be at least 1, not {burst!r}")
         if max_keys < 1:
             raise ValueError(f"max_keys must be at least 1, not {max_keys!r}")
-        self.rate = float(rate_per_second)
+        self.rate = _checked_rate(rate_per_second, burst)
         self.burst = burst
         self.max_keys = max_keys
         self._clock = clock
@@ -626,11 +631,7 @@ class TokenBucket:
     def __init__(
         self, rate_per_second: float, burst: int, clock: Callable[[], float] = time.monotonic
     ) -> None:
-        if not rate_per_second > 0:
-            raise ValueError(f"rate_per_second must be positive, not {rate_per_second!r}")
-        if burst < 1:
-            raise ValueError(f"burst must be at least 1, not {burst!r}")
-        self.rate = float(rate_per_second)
+        self.rate = _checked_rate(rate_per_second, burst)
         self.burst = burst
         self._clock = clock
         self._refill_time = burst / self.rate  # from empty to full
