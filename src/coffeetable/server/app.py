@@ -1119,11 +1119,7 @@ def _asgi_channel(ws: WebSocket) -> tuple[Any, Any]:
     channel = ws.scope.get(ASGI_CHANNEL)
     if channel is not None:
         return channel  # type: ignore[no-any-return]
-
-    async def send(message: dict[str, Any]) -> None:
-        await ws.send(message)
-
-    return ws.receive, send
+    return ws.receive, ws.send
 
 
 def _binary_refused() -> dict[str, Any]:

@@ -529,6 +529,22 @@ def display_name(name: str) -> str:
 # --- rate limiting --------------------------------------------------------------------------
 
 
+#: float rounding: 3 * (1/3) of a token is a whole token
+_EPSILON: Final = 1e-9
+
+
+def _refilled(tokens: float, then: float, now: float, rate: float, burst: int) -> float:
+    """A bucket's tokens at `now`, given `tokens` at `then`: `rate` a second, up to `burst`."""
+    return min(float(burst), tokens + max(0.0, now - then) * rate)
+
+
+def _take(tokens: float) -> tuple[bool, float]:
+    """Take one token if there is one: whether the action may go on, and the tokens left."""
+    if tokens >= 1.0 - _EPSILON:
+        return True, max(0.0, tokens - 1.0)
+    return False, tokens
+
+
 def _checked_rate(rate_per_second: float, burst: int) -> float:
     """A token bucket's rate as a float, once its settings are checked (ValueError)."""
     if not rate_per_second > 0:
@@ -550,8 +566,6 @@ class RateLimiter:
     >>> [limiter.allow("1.2.3.4") for _ in range(3)], limiter.retry_after("1.2.3.4")
     ([True, True, False], 1.0)
     """
-
-    _EPSILON: Final = 1e-9  # float rounding: 3 * (1/3) of a token is a whole token
 
     def __init__(
         self,
@@ -581,16 +595,13 @@ class RateLimiter:
         if bucket is None:
             return float(self.burst)
         tokens, then = bucket
-        return min(float(self.burst), tokens + max(0.0, now - then) * self.rate)
+        return _refilled(tokens, then, now, self.rate, self.burst)
 
     def allow(self, key: Hashable) -> bool:
         """Take one token from the key's bucket if it has one: whether the action may go on."""
         now = self._clock()
         self._forget_idle(now)
-        tokens = self._tokens(key, now)
-        allowed = tokens >= 1.0 - self._EPSILON
-        if allowed:
-            tokens = max(0.0, tokens - 1.0)
+        allowed, tokens = _take(self._tokens(key, now))
         self._buckets[key] = (tokens, now)
         self._buckets.move_to_end(key)
         if len(self._buckets) > self.max_keys:
@@ -601,7 +612,7 @@ class RateLimiter:
         """Seconds until `allow(key)` would succeed (0.0 if it would now); for a
         Retry-After header, round up. Takes no token."""
         missing = 1.0 - self._tokens(key, self._clock())
-        return 0.0 if missing <= self._EPSILON else missing / self.rate
+        return 0.0 if missing <= _EPSILON else missing / self.rate
 
     def reset(self, key: Hashable) -> None:
         """Forget the key: its bucket is full again (e.g. after a successful login)."""
@@ -644,12 +655,9 @@ class TokenBucket:
         then = self._then
         if now - then >= self._refill_time:  # refilled (RateLimiter forgets the key)
             tokens = float(self.burst)
-        else:  # RateLimiter's arithmetic, in its order: the same floats
-            tokens = min(float(self.burst), self._tokens + max(0.0, now - then) * self.rate)
-        allowed = tokens >= 1.0 - RateLimiter._EPSILON
-        if allowed:
-            tokens = max(0.0, tokens - 1.0)
-        self._tokens = tokens
+        else:
+            tokens = _refilled(self._tokens, then, now, self.rate, self.burst)
+        allowed, self._tokens = _take(tokens)
         self._then = now
         return allowed
 
