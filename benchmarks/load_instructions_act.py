@@ -48,11 +48,11 @@ def _dump() -> None:
 
 
 async def _play(tables: int, warm: int, moves: int, seed: int, counted: bool) -> int:
-    import orjson
+    from load_move import _latest  # imports coffeetable: from --src, under callgrind
 
     from coffeetable.server import lobby as lobby_module
     from coffeetable.server.bus import MemoryBus
-    from coffeetable.server.livetable import Client, encode_json
+    from coffeetable.server.livetable import Client
     from coffeetable.server.lobby import LobbyService
     from coffeetable.server.match import MatchService
     from coffeetable.server.storage import open_storage
@@ -90,11 +90,9 @@ async def _play(tables: int, warm: int, moves: int, seed: int, counted: bool) ->
 
         def read(t: dict[str, Any]) -> None:
             for s, client in enumerate(t["clients"]):
-                while not client.queue.empty():
-                    item = client.queue.get_nowait()
-                    if item is not None:
-                        text = item if isinstance(item, str) else encode_json(item)
-                        t["latest"][s] = orjson.loads(text)
+                message = _latest(client)
+                if message is not None:
+                    t["latest"][s] = message
 
         async def play(t: dict[str, Any], n: int) -> int:
             done = 0
