@@ -106,7 +106,12 @@ def test_cafe_log_in_player_words(browser: Any, server: ServerProcess, artifacts
         placed.click()
         page.mouse.move(5, 5)
         page.wait_for_function(marked + "6", timeout=5000)
-        placed.scroll_into_view_if_needed()
+        # scrolled in one step of the page's own script: the bot's moves redraw the log, so a
+        # line found by Playwright may be replaced before its scroll (it then fails as detached)
+        page.evaluate(
+            "document.querySelector(\"#log-lines li.log-line[data-action^='place']\")"
+            ".scrollIntoView({block: 'nearest'})"
+        )
         c.screenshot(artifacts, "cafe-log", full_page=False)
         page.locator("#log-lines li.log-line[data-action^='place']").first.click()
         page.mouse.move(5, 5)
