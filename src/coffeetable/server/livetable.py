@@ -136,8 +136,9 @@ class LiveTable:
     # the score totals of a state (MatchService._moved: the state before a move had them
     # after the move before, so each move computes them once)
     totals: tuple[State | None, list[int]] = field(default_factory=lambda: (None, []))
-    # several nodes: when `check_revisions` first found storage ahead of this copy
-    behind_since: float | None = None
+    # several nodes: the revision storage held when `check_revisions` last found it ahead
+    # of this copy (reloaded if that revision has not arrived by the next look)
+    behind_at: int | None = None
     # when the table last had a client or a change here (`MatchService.sweep`)
     touched: float = field(default_factory=time.monotonic)
     # abandonment (`abandonment.py`), Unix times: when this node loaded the table, each

@@ -180,7 +180,7 @@ class MatchService:
         if loaded is None:
             return
         await self._replay(live, loaded)
-        live.behind_since = None
+        live.behind_at = None
         live.bot_plans.clear()
         for client in list(live.clients):
             client.seat = seat_of(live.meta, client.user)
@@ -852,26 +852,29 @@ class MatchService:
 
     # ==== several nodes: catching up ==========================================================
     async def check_revisions(self) -> None:
-        """Reload every table this node holds that storage has seen change for two looks in
-        a row: its messages were lost (Redis pub/sub is at-most-once) or are late."""
+        """Reload every table this node holds whose messages were lost (Redis pub/sub is
+        at-most-once) or are late: a table is reloaded when a revision storage held at one
+        look has still not arrived by the next look. A busy table is often a message or two
+        behind at a look (in flight); that alone is no reason to reload it."""
         if not self.live_tables:
             return
         stored = await self.storage.table_revisions(list(self.live_tables))
-        now = self.monotonic()
         for table_id, revision in stored.items():
             live = self.live_tables.get(table_id)
-            if live is None or revision <= live.meta.revision:
-                if live is not None:
-                    live.behind_since = None
+            if live is None:
                 continue
-            if live.behind_since is None:
-                live.behind_since = now
+            if revision <= live.meta.revision:
+                live.behind_at = None
+                continue
+            if live.behind_at is None or live.meta.revision >= live.behind_at:
+                # the first look behind, or what the last look awaited has arrived
+                live.behind_at = revision
                 continue
             log.info(
-                "table %s fell behind (revision %d < %d); reloading",
+                "table %s fell behind (revision %d, storage had %d a look ago); reloading",
                 table_id,
                 live.meta.revision,
-                revision,
+                live.behind_at,
             )
             async with live.lock:
                 await self.resync(live)
