@@ -162,7 +162,9 @@ def test_double_clicks_on_start_join_and_rematch(browser: Any, server: ServerPro
         play_out(sockets, random.Random(5))
         for sock in sockets:
             sock.close()
-        host.page.wait_for_selector("#rematch")
+        # the page takes in the game's ~100 updates, sent in one burst by the Python players,
+        # one by one (board and log redrawn each time): 21 s at a load of 9 on two cores
+        host.page.wait_for_selector("#rematch", timeout=60_000)
         host.page.dblclick("#rematch")
         host.page.wait_for_function(f"!location.hash.includes('{tid}')")
         host.page.wait_for_selector("#pregame")
