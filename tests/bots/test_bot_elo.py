@@ -170,6 +170,7 @@ def test_a_corrupt_line_is_a_clear_error(
     assert bad.read_bytes() == before
 
 
+@pytest.mark.slow  # four ISMCTS games in four processes (~16 s idle): CI's slow pass
 def test_games_of_another_spec_are_not_mixed_in(tmp_path: Path) -> None:
     out = tmp_path / "specs.jsonl"
     bots = ["coffee-rush", "--bots", "greedy,ismcts:easy", "--games", "2"]

@@ -49,6 +49,7 @@ JOBS = [
 ]
 
 
+@pytest.mark.slow  # self-play through two worker processes (~11 s idle): CI's slow pass
 def test_two_workers_give_what_a_local_run_gives(prefix: str) -> None:
     local = [play(job) for job in JOBS]
     context = multiprocessing.get_context("spawn")

@@ -68,6 +68,7 @@ def wait_done(player: Player, table_id: str, timeout: float = 120) -> dict[str, 
     raise AssertionError(f"the review did not end: {seen[-5:]}")
 
 
+@pytest.mark.slow  # a whole Coffee Rush game reviewed (~25 s idle): CI's slow pass
 def test_a_game_on_a_players_deck_is_reviewed_on_that_deck(server: ServerProcess) -> None:
     """The review replays the record, and its jobs analyse the moves, on the card file the
     table was played with (the registered game refuses that record's options)."""
@@ -161,6 +162,7 @@ def test_a_running_game_is_never_reviewed(server: ServerProcess) -> None:
     assert error(ana.http.get(f"/api/tables/{table['id']}/review/moves/0")) == (404, "no_review")
 
 
+@pytest.mark.slow  # two whole games reviewed one after the other (~20 s idle): CI's slow pass
 def test_each_user_has_a_queue_of_one_and_a_daily_budget(server: ServerProcess) -> None:
     cy = Player(server).guest()
     # short games: 26 to 31 decisions
