@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coffeetable import find_game
-from coffeetable.games.cafe import observation
 from coffeetable.core.errors import DataError
+from coffeetable.games.cafe import observation
 from coffeetable.games.cafe.observation import (
     Observer,
     expand_observation,

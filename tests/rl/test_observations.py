@@ -110,9 +110,7 @@ def test_cafe_compact_slices() -> None:
     state = states[-1]
     full, compact = observation_layout(game, 2), observation_layout(game, 2, compact=True)
     names = [f.name for f in compact.fields]
-    assert names == [
-        f.name.replace(".grid", ".slots") for f in full.fields if f.name != "slots"
-    ]
+    assert names == [f.name.replace(".grid", ".slots") for f in full.fields if f.name != "slots"]
     assert compact.size == full.size - 2 * GRID * GRID * 33 - MAX_SLOTS * 36 + 2 * MAX_SLOTS * 36
     for seat in (0, 1):
         small, big = tensor(state, seat, compact=True), tensor(state, seat)

@@ -146,7 +146,11 @@ class CafeSoloActionPolicy(MaskableActorCriticPolicy):
         assert isinstance(space, CafeActionSpace)
         layouts = {observation_layout(space.game, 1, c).size: c for c in (False, True)}
         compact = layouts.get(int(np.prod(observation_space.shape or (0,))))
-        if compact is None or len(observation_space.shape or ()) != 1 or action_space.n != space.size:
+        if (
+            compact is None
+            or len(observation_space.shape or ()) != 1
+            or action_space.n != space.size
+        ):
             raise ValueError(
                 "CafeSoloActionPolicy is for solo Café: observations of shape "
                 + " or ".join(f"({size},)" for size in layouts)

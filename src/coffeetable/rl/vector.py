@@ -51,7 +51,7 @@ from gymnasium.vector.utils import batch_space
 from coffeetable.core.errors import DataError, IllegalActionError
 from coffeetable.core.registry import find_game
 from coffeetable.rl.aec import CoffeetableAECEnv
-from coffeetable.rl.observations import observation_box
+from coffeetable.rl.observations import observation_box, observation_shape
 from coffeetable.rl.solo import CafeSoloEnv
 from coffeetable.rl.spaces import action_space
 
@@ -457,7 +457,10 @@ class CafeSoloVectorEnv(VectorEnv[Array, Array, Array]):
         self.action_space = batch_space(self.single_action_space, num_envs)
         size = probe.actions.size
         fields: dict[str, tuple[tuple[int, ...], Any]] = {
-            "obs": (probe.observation_space.shape, np.float32),
+            "obs": (
+                observation_shape(probe.game, 1, compact=probe.observation_kind == "compact"),
+                np.float32,
+            ),
             "masks": ((size,), np.int8),
             "rewards": ((), np.float64),
             "terminated": ((), np.bool_),

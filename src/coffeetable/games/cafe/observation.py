@@ -391,9 +391,7 @@ def observation_tensor(state: CafeState, seat: int, compact: bool = False) -> Te
         _write_seat(player, _score_values(state, s), frame, stats, o, out)
         if compact:
             table = out[o.cells : o.cells + MAX_SLOTS * SLOT_FEATURES]
-            table.reshape(MAX_SLOTS, SLOT_FEATURES)[: len(frame.slot_cells), :3] = (
-                frame.slot_static
-            )
+            table.reshape(MAX_SLOTS, SLOT_FEATURES)[: len(frame.slot_cells), :3] = frame.slot_static
             _area_cells(player.area, player, stats, frame, frame.slots(), o.cells, out)
         else:
             _area_cells(player.area, player, stats, frame, frame.grid, o.cells, out)
@@ -693,6 +691,15 @@ class _Kept:
         self.grids: list[tuple[Any, ...] | None] = [None] * n  # per absolute seat
         self.seats: list[tuple[Any, ...] | None] = [None] * n
 
+    def fill_slots(self, frame: _Frame, rows: list[int] | None = None) -> None:
+        """The full layout's `slots` table from the kept `p0.grid`: whole, or only `rows`."""
+        cells, table = self.cells, self.table
+        assert cells is not None and table is not None  # the full layout only
+        if rows is None:
+            _fill_slots(frame, cells, table)
+        else:
+            table[rows, 3:] = cells[frame.slot_cells[rows]]
+
 
 class Observer:
     """The observation tensors of one stream of states (an environment's games), kept per
@@ -801,7 +808,7 @@ class Observer:
                     d = seat_offsets[(s - donor.seat) % n].cells
                     out[o.cells : o.cells + size] = donor.out[d : d + size]
                     if observer:
-                        _fill_slots(frame, kept.cells, kept.table)  # type: ignore[arg-type]
+                        kept.fill_slots(frame)
                 elif before is None or before[0] is not frame:  # a card placed: all of it
                     out[o.cells : o.cells + size] = 0
                     if compact:
@@ -811,16 +818,14 @@ class Observer:
                     else:
                         _area_cells(player.area, player, stats, frame, frame.grid, o.cells, out)
                     if observer:
-                        _fill_slots(frame, kept.cells, kept.table)  # type: ignore[arg-type]
+                        kept.fill_slots(frame)
                 else:  # cubes, shops or open cells: the cells they are on
                     cells = frame.slots() if compact else frame.grid
                     touched = _update_cells(before, grid, cells, stats, o.cells, out)
                     if observer and touched:
                         at, slot_at = frame.grid.at, frame.slot_at
                         slots = [slot_at[at[pos] // CH] for pos in touched]
-                        table, grid_cells = kept.table, kept.cells
-                        assert table is not None and grid_cells is not None
-                        table[slots, 3:] = grid_cells[frame.slot_cells[slots]]
+                        kept.fill_slots(frame, slots)
                 kept.grids[s] = grid
             fields = _seat_key(player, grid)
             if fields != kept.seats[s]:
