@@ -39,7 +39,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from coffeetable.rl import CafeSoloEnv, cafe_v0, coffee_rush_v0, random_rollouts
+from coffeetable.rl import CafeSoloEnv, cafe_v0, cafe_v1, coffee_rush_v0, random_rollouts
 
 
 def aec_rate(make: Callable[[], Any], seconds: float, seed: int) -> float:
@@ -63,8 +63,9 @@ def aec_rate(make: Callable[[], Any], seconds: float, seed: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def solo_rate(seconds: float, seed: int) -> float:
-    env = CafeSoloEnv()
+def solo_rate(seconds: float, seed: int, observation: str = "full") -> float:
+    """Steps per second of CafeSoloEnv (v0: the full observation; v1: "compact")."""
+    env = CafeSoloEnv(observation=observation)
     env.action_space.seed(seed)
     steps = 0
     game = 0
@@ -168,6 +169,10 @@ AGAINST_ROWS = {
     "coffee_rush_v0, 2 players (AEC)": ("rush", 2),
     "coffee_rush_v0, 4 players (AEC)": ("rush", 4),
     "CafeSolo-v0 (Gymnasium)": ("solo", 1),
+    "cafe_v1, 1 player (AEC)": ("cafe1", 1),
+    "cafe_v1, 2 players (AEC)": ("cafe1", 2),
+    "cafe_v1, 4 players (AEC)": ("cafe1", 4),
+    "CafeSolo-v1 (Gymnasium)": ("solo1", 1),
 }
 
 
@@ -176,14 +181,21 @@ def worker() -> None:
     ttt = pettingzoo_classic("tictactoe_v3")
     makers: dict[str, Callable[[int], Any]] = {
         "cafe": lambda n: cafe_v0.env(num_players=n),
+        "cafe1": lambda n: cafe_v0.env(num_players=n, observation="compact"),
         "rush": lambda n: coffee_rush_v0.env(num_players=n),
     }
     print("ready", flush=True)
     for line in sys.stdin:
         label, seed, seconds = line.rstrip("\n").split("|")
         kind, n = AGAINST_ROWS[label]
-        if kind == "solo":
-            rate = solo_rate(float(seconds), int(seed))
+        if kind.endswith("1"):  # the compact observation: nan on a checkout without it
+            try:
+                CafeSoloEnv(observation="compact")
+            except Exception:
+                print("nan", flush=True)
+                continue
+        if kind.startswith("solo"):
+            rate = solo_rate(float(seconds), int(seed), "compact" if kind == "solo1" else "full")
         elif kind == "tictactoe":
             rate = aec_rate(ttt, float(seconds), int(seed))
         else:
@@ -278,6 +290,10 @@ def main() -> None:
             lambda: coffee_rush_v0.env(num_players=4), secs, s
         ),
         "CafeSolo-v0 (Gymnasium)": lambda s: solo_rate(secs, s),
+        "cafe_v1, 1 player (AEC)": lambda s: aec_rate(lambda: cafe_v1.env(num_players=1), secs, s),
+        "cafe_v1, 2 players (AEC)": lambda s: aec_rate(lambda: cafe_v1.env(num_players=2), secs, s),
+        "cafe_v1, 4 players (AEC)": lambda s: aec_rate(lambda: cafe_v1.env(num_players=4), secs, s),
+        "CafeSolo-v1 (Gymnasium)": lambda s: solo_rate(secs, s, "compact"),
         "random_rollouts cafe, 2 players x16": lambda s: rollout_rate("cafe", 2, secs, s),
         "random_rollouts coffee-rush, 2 players x16": lambda s: rollout_rate(
             "coffee-rush", 2, secs, s

@@ -109,6 +109,16 @@ def rows(sizes: list[int], workers: int, async_max: int, secs: float) -> Table:
                 ),
                 peers,
             )
+        # CafeSolo-v1's lane: the compact observation, in this process
+        out[f"CafeSoloVectorEnv N={n}, in-process, compact (v1)"] = (
+            lambda s, n=n: gym_rate(
+                lambda: CafeSoloVectorEnv(n, autoreset_mode=SAME, observation="compact"),
+                n,
+                secs,
+                s,
+            ),
+            peers,
+        )
         for game, players in (("cafe", 2), ("cafe", 4), ("coffee-rush", 2), ("coffee-rush", 4)):
             for w in sorted({0, min(workers, n)}):
                 where = "in-process" if w == 0 else f"{w} workers"

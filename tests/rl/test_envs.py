@@ -14,7 +14,8 @@ from pettingzoo.test import api_test, seed_test
 
 import coffeetable.rl as rl
 from coffeetable.core.errors import DataError, IllegalActionError
-from coffeetable.rl import CafeSoloEnv, cafe_v0, coffee_rush_v0, final_rewards
+from coffeetable.rl import CafeSoloEnv, cafe_v0, cafe_v1, coffee_rush_v0, final_rewards
+from coffeetable.rl.observations import observation_layout, observation_tensor
 
 from .helpers import random_game
 
@@ -29,6 +30,12 @@ AEC = [
     (cafe_v0, {"num_players": 2}),
     (cafe_v0, {"num_players": 3, "variant": "advanced", "espresso": True}),
     (cafe_v0, {"num_players": 4, "promos": ["leao"], "reward": "score"}),
+    (cafe_v1, {"num_players": 1}),
+    (cafe_v1, {"num_players": 2}),
+    (cafe_v1, {"num_players": 3, "variant": "advanced", "espresso": True}),
+    (cafe_v1, {"num_players": 4, "promos": ["leao"], "reward": "score"}),
+    (cafe_v0, {"num_players": 2, "observation": "compact"}),
+    (cafe_v1, {"num_players": 2, "observation": "full"}),
     (coffee_rush_v0, {"num_players": 2}),
     (coffee_rush_v0, {"num_players": 4, "less_luck": True, "reward": "score"}),
 ]
@@ -133,40 +140,92 @@ def test_aec_bad_options() -> None:
         coffee_rush_v0.env(num_players=1)
     with pytest.raises(DataError):
         cafe_v0.env(reward="elo")
+    with pytest.raises(DataError, match="unknown observation 'grid'"):
+        cafe_v1.env(observation="grid")
+    with pytest.raises(DataError, match="no compact observation"):
+        coffee_rush_v0.env(observation="compact")
+    with pytest.raises(DataError, match="unknown observation"):
+        CafeSoloEnv(observation="dense")
 
 
 def test_registries() -> None:
-    assert rl.CAFE_SOLO_ID in gymnasium.registry
+    assert rl.CAFE_SOLO_ID in gymnasium.registry and rl.CAFE_SOLO_V1_ID in gymnasium.registry
     if hasattr(pettingzoo, "make"):
         env = pettingzoo.make("aec", "coffeetable/coffee_rush_v0", num_players=2)
         env.reset(seed=0)
         assert env.agents == ["player_0", "player_1"]
+        v1 = pettingzoo.make("aec", "coffeetable/cafe_v1", num_players=3)
+        assert v1.unwrapped.observation_kind == "compact"
 
 
+@pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
+def test_versions_and_their_observations() -> None:
+    """v0 keeps the full layout (its spaces never change), v1 defaults to the compact one;
+    both take `observation=` for the other; what they hand out is `observation_tensor` of
+    that layout."""
+    game = rl.CafeSoloEnv().game
+    for n in (1, 2, 4):
+        full = observation_layout(game, n).size
+        compact = observation_layout(game, n, compact=True).size
+        assert compact * 6 < full
+        for module, kwargs, size in (
+            (cafe_v0, {}, full),
+            (cafe_v1, {}, compact),
+            (cafe_v0, {"observation": "compact"}, compact),
+            (cafe_v1, {"observation": "full"}, full),
+        ):
+            env = module.env(num_players=n, **kwargs)
+            assert env.observation_space("player_0")["observation"].shape == (size,)
+            env.reset(seed=n)
+            obs, *_ = env.last()
+            seat = int(env.agent_selection.split("_")[1])
+            state = env.unwrapped.state
+            assert np.array_equal(
+                obs["observation"], observation_tensor(state, seat, compact=size == compact)
+            )
+    for env_id, kwargs, n in (
+        (rl.CAFE_SOLO_ID, {}, 17171),
+        (rl.CAFE_SOLO_V1_ID, {}, observation_layout(game, 1, compact=True).size),
+        (rl.CAFE_SOLO_V1_ID, {"observation": "full"}, 17171),
+    ):
+        made = gymnasium.make(env_id, **kwargs)
+        assert made.observation_space.shape == (n,)
+        obs, _ = made.reset(seed=2)
+        assert obs.shape == (n,)
+
+
+SOLO_LAYOUTS = pytest.mark.parametrize("observation", ["full", "compact"])
+
+
+@SOLO_LAYOUTS
 @pytest.mark.parametrize(
     "kwargs", [{}, {"shaping": "estimate"}, {"espresso": True, "promos": ["atlas"]}]
 )
-def test_gymnasium_check_env(kwargs) -> None:  # type: ignore[no-untyped-def]
-    check_env(CafeSoloEnv(**kwargs), skip_render_check=True)
+def test_gymnasium_check_env(kwargs, observation: str) -> None:  # type: ignore[no-untyped-def]
+    check_env(CafeSoloEnv(observation=observation, **kwargs), skip_render_check=True)
 
 
-def test_gymnasium_make_and_render() -> None:
-    env = gymnasium.make(rl.CAFE_SOLO_ID, render_mode="ansi")
+@pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
+@pytest.mark.parametrize("env_id", [rl.CAFE_SOLO_ID, rl.CAFE_SOLO_V1_ID])
+def test_gymnasium_make_and_render(env_id: str) -> None:
+    env = gymnasium.make(env_id, render_mode="ansi")
     check_env(env.unwrapped)
     env.reset(seed=3)
     text = env.render()
     assert isinstance(text, str) and "Café" in text
 
 
+@SOLO_LAYOUTS
 @pytest.mark.parametrize("shaping", [None, "estimate"])
-def test_solo_return_is_the_final_score(shaping: str | None) -> None:
-    env = CafeSoloEnv(shaping=shaping)
+def test_solo_return_is_the_final_score(shaping: str | None, observation: str) -> None:
+    env = CafeSoloEnv(shaping=shaping, observation=observation)
     obs, info = env.reset(seed=5)
     start = env.state.clone()
     rng = np.random.default_rng(0)
     total, terminated = 0.0, False
     while not terminated:
         assert env.observation_space.contains(obs)
+        assert np.array_equal(obs, observation_tensor(env.state, 0, observation == "compact"))
         legal = np.flatnonzero(info["action_mask"])
         others = [i for i in legal if i != env.actions.offsets["end"]]
         pick = rng.choice(others if others and rng.random() < 0.9 else legal)
@@ -203,7 +262,9 @@ def test_solo_illegal_actions() -> None:
         CafeSoloEnv(variant="advanced")
 
 
-@pytest.mark.parametrize("module", [cafe_v0, coffee_rush_v0], ids=["cafe", "coffee-rush"])
+@pytest.mark.parametrize(
+    "module", [cafe_v0, cafe_v1, coffee_rush_v0], ids=["cafe", "cafe_v1", "coffee-rush"]
+)
 def test_action_masks_through_pettingzoos_wrappers(module) -> None:  # type: ignore[no-untyped-def]
     """`action_masks()` (sb3-contrib's convention) reaches through PettingZoo's wrappers."""
     env = module.env(num_players=2)  # order-enforcing and bounds-checking wrappers
@@ -218,8 +279,10 @@ def test_action_masks_through_pettingzoos_wrappers(module) -> None:  # type: ign
         env.step(int(np.flatnonzero(masks)[0]))
 
 
-def test_solo_action_masks() -> None:
-    env = gymnasium.make(rl.CAFE_SOLO_ID)
+@pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
+@pytest.mark.parametrize("env_id", [rl.CAFE_SOLO_ID, rl.CAFE_SOLO_V1_ID])
+def test_solo_action_masks(env_id: str) -> None:
+    env = gymnasium.make(env_id)
     _, info = env.reset(seed=4)
     for _ in range(20):
         masks = env.unwrapped.action_masks()
@@ -228,7 +291,7 @@ def test_solo_action_masks() -> None:
 
 
 @pytest.mark.parametrize("illegal_reward", [None, -1.0])
-@pytest.mark.parametrize("module", [cafe_v0, coffee_rush_v0])
+@pytest.mark.parametrize("module", [cafe_v0, cafe_v1, coffee_rush_v0])
 def test_direct_last_equals_pettingzoos(module, illegal_reward) -> None:  # type: ignore[no-untyped-def]
     """`wrap`'s order-enforcing wrapper reads `last()` straight from the raw environment
     (only without `illegal_reward`): at every step of random games, also after the game
@@ -266,7 +329,7 @@ def test_direct_last_equals_pettingzoos(module, illegal_reward) -> None:  # type
             env.step(int(rng.choice(np.flatnonzero(mine[0]["action_mask"]))))
 
 
-@pytest.mark.parametrize("module", [cafe_v0, coffee_rush_v0])
+@pytest.mark.parametrize("module", [cafe_v0, cafe_v1, coffee_rush_v0])
 def test_direct_step_equals_pettingzoos_wrappers(module, caplog) -> None:  # type: ignore[no-untyped-def]
     """`wrap`'s order-enforcing wrapper steps the raw environment directly: random games
     through it and through PettingZoo's own wrappers (the same seeds and actions) pass

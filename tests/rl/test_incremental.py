@@ -12,8 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coffeetable import find_game
+from coffeetable.core.errors import DataError
 from coffeetable.games.cafe import observation
-from coffeetable.games.cafe.observation import Observer, observation_tensor
+from coffeetable.games.cafe.observation import (
+    Observer,
+    expand_observation,
+    observation_layout,
+    observation_tensor,
+)
 from coffeetable.games.coffee_rush import observation as rush_observation
 from coffeetable.rl import CafeSoloEnv, cafe_v0, coffee_rush_v0
 
@@ -21,28 +27,50 @@ from .helpers import CAFE_CONFIGS, RUSH_CONFIGS, choose, config_id, random_game
 
 
 def play_and_compare(
-    n: int, options: dict[str, Any], seed: int, every_seat: bool, game: str = "cafe"
+    n: int,
+    options: dict[str, Any],
+    seed: int,
+    every_seat: bool,
+    game: str = "cafe",
+    compact: bool = False,
 ) -> int:
     """Observe a random game after every step (every seat, or only the acting one, as an
-    environment does) and compare with the from-scratch tensor; the number of checks."""
-    module = observation if game == "cafe" else rush_observation
-    observer = module.Observer(find_game(game))
+    environment does) and compare with the from-scratch tensor; the number of checks. With
+    `compact` (Café), the compact layout's, whose expansion must be the full tensor."""
+    if game == "cafe":
+        cafe = find_game("cafe")
+        observer: Any = Observer(cafe, compact=compact)
+
+        def fresh_of(state: Any, seat: int) -> Any:
+            return observation_tensor(state, seat, compact=compact)
+    else:
+        observer = rush_observation.Observer(find_game(game))
+        fresh_of = rush_observation.observation_tensor
     checks = 0
     for state in random_game(game, n, options, seed):
         seats = range(n) if every_seat or state.is_over() else [min(state.current_seats())]
         for seat in seats:
             kept = observer.observe(state, seat)
-            fresh = module.observation_tensor(state, seat)
+            fresh = fresh_of(state, seat)
             changed = np.flatnonzero(kept != fresh)
             assert not changed.size, f"seed {seed}, seat {seat}: differs at {changed[:10]}"
+            if compact:
+                full = expand_observation(cafe, n, fresh)
+                lost = np.flatnonzero(full != observation_tensor(state, seat))
+                assert not lost.size, f"seed {seed}, seat {seat}: expanded differs at {lost[:10]}"
             checks += 1
     return checks
 
 
+LAYOUTS = pytest.mark.parametrize("compact", [False, True], ids=["full", "compact"])
+
+
+@LAYOUTS
 @pytest.mark.parametrize("config", CAFE_CONFIGS, ids=config_id)
-def test_kept_equals_fresh_after_every_step(config) -> None:  # type: ignore[no-untyped-def]
+def test_kept_equals_fresh_after_every_step(config, compact: bool) -> None:  # type: ignore[no-untyped-def]
     _, n, options = config
-    assert play_and_compare(n, options, seed=n * 7 + len(options), every_seat=True) > 20
+    seed = n * 7 + len(options)
+    assert play_and_compare(n, options, seed, every_seat=True, compact=compact) > 20
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -51,11 +79,53 @@ def test_kept_equals_fresh_in_random_games(n: int, seed: int, every_seat: bool) 
     play_and_compare(n, {}, seed, every_seat)
 
 
-def test_kept_across_games_and_unrelated_states() -> None:
+VARIANTS = [
+    {},
+    {"espresso": True},
+    {"promos": ["leao", "coffee-mine", "atlas"]},
+    {"variant": "advanced"},
+    {"variant": "advanced", "espresso": True, "promos": ["leao", "atlas"]},
+]
+
+
+@settings(max_examples=16, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(1, 4),
+    options=st.sampled_from(VARIANTS),
+    seed=st.integers(0, 2**31),
+    every_seat=st.booleans(),
+)
+def test_compact_is_lossless_in_random_games(
+    n: int, options: dict[str, Any], seed: int, every_seat: bool
+) -> None:
+    """The compact observation, kept or fresh, expands to the full one exactly, after every
+    step of random games at 1-4 players in every variant (advanced mode from 2 players)."""
+    if n == 1 and options.get("variant") == "advanced":
+        options = {k: v for k, v in options.items() if k != "variant"}
+    play_and_compare(n, options, seed, every_seat, compact=True)
+
+
+def test_expand_takes_a_batch_and_checks_the_size() -> None:
+    """A batch (any leading axes) expands row by row; a full tensor is refused."""
+    game = find_game("cafe")
+    states = [s.clone() for s in random_game("cafe", 3, {"espresso": True}, 5)][::15][:6]
+    assert len(states) == 6
+    compact = np.stack([observation_tensor(s, 1, compact=True) for s in states])
+    full = np.stack([observation_tensor(s, 1) for s in states])
+    assert np.array_equal(expand_observation(game, 3, compact), full)
+    batched = expand_observation(game, 3, compact.reshape(2, 3, -1))
+    assert np.array_equal(batched, full.reshape(2, 3, -1))
+    with pytest.raises(DataError, match="compact 3-player"):
+        expand_observation(game, 3, full[0])
+    assert observation_layout(game, 3, compact=True).size * 8 < full.shape[1]
+
+
+@LAYOUTS
+def test_kept_across_games_and_unrelated_states(compact: bool) -> None:
     """One observer for states of different games and variants, out of order (a reset, a
     clone, a resampled state): each observation is still the state's own."""
     game = find_game("cafe")
-    observer = Observer(game)
+    observer = Observer(game, compact=compact)
     states = [
         s.clone()
         for seed, options in ((3, {}), (4, {"espresso": True}), (5, {"variant": "advanced"}))
@@ -67,19 +137,21 @@ def test_kept_across_games_and_unrelated_states() -> None:
         seat = rng.randrange(3)
         if rng.random() < 0.2:
             state = state.resample_hidden(seat, rng)
-        assert np.array_equal(observer.observe(state, seat), observation_tensor(state, seat))
+        fresh = observation_tensor(state, seat, compact=compact)
+        assert np.array_equal(observer.observe(state, seat), fresh)
     four = game.new_initial_state(4, 1, {"espresso": True})
-    assert np.array_equal(observer.observe(four, 3), observation_tensor(four, 3))
+    assert np.array_equal(observer.observe(four, 3), observation_tensor(four, 3, compact=compact))
 
 
+@LAYOUTS
 @pytest.mark.parametrize("n", [1, 2, 4])
-def test_a_clone_played_apart_is_observed_as_its_own(n: int) -> None:
+def test_a_clone_played_apart_is_observed_as_its_own(n: int, compact: bool) -> None:
     """A state and its clone, played on apart (different random actions) and observed in
     turns through one Observer: each observation equals a fresh one of that state, so no
     kept part (a frame in an area's memo, a grid, the cards) is carried from one lineage
     to the other."""
     game = find_game("cafe")
-    observer = Observer(game)
+    observer = Observer(game, compact=compact)
     original = game.new_initial_state(n, 11, {"espresso": True})
     rng = random.Random(n)
     for _ in range(40):  # into the turns, areas grown
@@ -96,7 +168,7 @@ def test_a_clone_played_apart_is_observed_as_its_own(n: int) -> None:
         seat = min(state.current_seats())
         for s in range(n):
             kept = observer.observe(state, s)
-            assert np.array_equal(kept, observation_tensor(state, s)), (step, s)
+            assert np.array_equal(kept, observation_tensor(state, s, compact=compact)), (step, s)
         state.apply_unchecked(seat, choose(rngs[id(state)], state.legal_actions(seat)))
         diverged = diverged or not np.array_equal(
             observation_tensor(original, 0), observation_tensor(clone, 0)
@@ -169,14 +241,17 @@ NO_MARKS = observation._marks_key(find_game("cafe").new_initial_state(1, 0).play
     ],
     ids=["cubes", "shops", "open-cells"],
 )
-def test_a_skipped_update_is_caught(monkeypatch: pytest.MonkeyPatch, broken: Any) -> None:
+@LAYOUTS
+def test_a_skipped_update_is_caught(
+    monkeypatch: pytest.MonkeyPatch, broken: Any, compact: bool
+) -> None:
     """The comparison above can fail: with part of a key left out on purpose (so an update
     of those cells is skipped), the kept observation differs from the fresh one within a few
     games."""
     monkeypatch.setattr(observation, "_grid_key", broken)
     with pytest.raises(AssertionError, match="differs at"):
         for seed in range(6):
-            play_and_compare(2, {}, seed, every_seat=False)
+            play_and_compare(2, {}, seed, every_seat=False, compact=compact)
 
 
 def test_environment_observations_are_fresh_ones() -> None:

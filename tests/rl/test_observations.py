@@ -13,42 +13,50 @@ from coffeetable.games.cafe.observation import GRID, MAX_SLOTS, area_origin, are
 from coffeetable.rl import observation_box, observation_layout, observation_shape
 from coffeetable.rl import observation_tensor as tensor
 
-from .helpers import CONFIGS, config_id, random_game
+from .helpers import CAFE_CONFIGS, CONFIGS, config_id, random_game
+
+#: (config, compact): every game's full layout, and Café's compact one
+LAYOUT_CONFIGS = [(c, False) for c in CONFIGS] + [(c, True) for c in CAFE_CONFIGS]
 
 
-def check_state(state, box, shape, rng) -> None:  # type: ignore[no-untyped-def]
+def layout_config_id(case) -> str:  # type: ignore[no-untyped-def]
+    config, compact = case
+    return config_id(config) + ("-compact" if compact else "")
+
+
+def check_state(state, box, shape, rng, compact=False) -> None:  # type: ignore[no-untyped-def]
     for seat in range(state.num_players):
-        obs = tensor(state, seat)
+        obs = tensor(state, seat, compact)
         assert obs.shape == shape and obs.dtype == np.float32
         assert box.contains(obs), "observation out of its declared bounds"
-        again = tensor(state.resample_hidden(seat, rng), seat)
+        again = tensor(state.resample_hidden(seat, rng), seat, compact)
         assert np.array_equal(obs, again), "the observation depends on hidden information"
-        assert np.array_equal(obs, tensor(state.clone(), seat))
+        assert np.array_equal(obs, tensor(state.clone(), seat, compact))
 
 
-@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
-def test_observations_in_random_games(config) -> None:  # type: ignore[no-untyped-def]
-    name, n, options = config
+@pytest.mark.parametrize("case", LAYOUT_CONFIGS, ids=layout_config_id)
+def test_observations_in_random_games(case) -> None:  # type: ignore[no-untyped-def]
+    (name, n, options), compact = case
     game = find_game(name)
-    box = observation_box(game, n)
-    shape = observation_shape(game, n, options)
+    box = observation_box(game, n, compact)
+    shape = observation_shape(game, n, options, compact)
     assert box.shape == shape
     rng = random.Random(5)
     for state in random_game(name, n, options, seed=n * 10 + len(options) + 1):
-        check_state(state, box, shape, rng)
+        check_state(state, box, shape, rng, compact)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
-def test_observations_in_many_random_games(config) -> None:  # type: ignore[no-untyped-def]
-    name, n, options = config
+@pytest.mark.parametrize("case", LAYOUT_CONFIGS, ids=layout_config_id)
+def test_observations_in_many_random_games(case) -> None:  # type: ignore[no-untyped-def]
+    (name, n, options), compact = case
     game = find_game(name)
-    box = observation_box(game, n)
-    shape = observation_shape(game, n, options)
+    box = observation_box(game, n, compact)
+    shape = observation_shape(game, n, options, compact)
     rng = random.Random(6)
     for seed in range(200, 204):
         for state in random_game(name, n, options, seed):
-            check_state(state, box, shape, rng)
+            check_state(state, box, shape, rng, compact)
 
 
 def test_observation_differs_by_seat_and_progress() -> None:
@@ -93,6 +101,33 @@ def test_cafe_slices() -> None:
     assert len(area_slots(area)) <= MAX_SLOTS
 
 
+def test_cafe_compact_slices() -> None:
+    """The compact layout: the full one's fields but the grids and the trailing `slots`, and
+    a slots table per seat; `p0.slots` is the full layout's `slots` (the action space's slot
+    order), `p1.slots` the next seat's visible cells, the same table it sees as its own."""
+    game = find_game("cafe")
+    states = list(random_game("cafe", 2, {}, seed=8, max_steps=60))
+    state = states[-1]
+    full, compact = observation_layout(game, 2), observation_layout(game, 2, compact=True)
+    names = [f.name for f in compact.fields]
+    assert names == [f.name.replace(".grid", ".slots") for f in full.fields if f.name != "slots"]
+    assert compact.size == full.size - 2 * GRID * GRID * 33 - MAX_SLOTS * 36 + 2 * MAX_SLOTS * 36
+    for seat in (0, 1):
+        small, big = tensor(state, seat, compact=True), tensor(state, seat)
+        start, stop = compact.span("p0.slots")
+        a, b = full.span("slots")
+        assert np.array_equal(small[start:stop], big[a:b])
+        start, stop = compact.span("p1.slots")
+        other = tensor(state, 1 - seat, compact=True)
+        a, b = compact.span("p0.slots")
+        assert np.array_equal(small[start:stop], other[a:b])
+        assert small[start:stop].reshape(MAX_SLOTS, -1)[:, 0].sum() == len(
+            state.players[1 - seat].area.top
+        )
+    with pytest.raises(DataError, match="no compact observation"):
+        observation_layout(find_game("coffee-rush"), 2, compact=True)
+
+
 def test_rush_slices() -> None:
     game = find_game("coffee-rush")
     state = game.new_initial_state(3, 4)
@@ -125,8 +160,8 @@ def test_docs_list_every_slice() -> None:
     from pathlib import Path
 
     doc = (Path(__file__).parents[2] / "docs" / "rl.md").read_text(encoding="utf-8")
-    for name, n in (("cafe", 1), ("coffee-rush", 2)):
-        layout = observation_layout(find_game(name), n)
+    for name, n, compact in (("cafe", 1, False), ("cafe", 1, True), ("coffee-rush", 2, False)):
+        layout = observation_layout(find_game(name), n, compact)
         for field in layout.fields:
             if field.name[:1] == "p" and field.name[1:2].isdigit() and field.name[1] != "0":
                 continue  # p1, p2, ...: the same fields as p0

@@ -18,7 +18,7 @@ import pytest
 
 import coffeetable.rl as rl
 from coffeetable.rl import AECBatch, CafeSoloEnv
-from coffeetable.rl.action_features import CafeSoloActionFeatures, FeatureCache
+from coffeetable.rl.action_features import KIND_NAMES, CafeSoloActionFeatures, FeatureCache
 
 REQUIRE_ENV = "COFFEETABLE_REQUIRE_RLTRAIN"
 try:
@@ -122,9 +122,11 @@ def test_masked_distribution_on_the_batched_aec_api(game: str, players: int) -> 
 SMALL_FEATURES = {"actor_arch": [16], "critic_arch": [16]}
 
 
-def positions(games: int, seed: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+def positions(
+    games: int, seed: int, observation: str = "full"
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """Observations and masks of random solo games."""
-    env = CafeSoloEnv()
+    env = CafeSoloEnv(observation=observation)
     rng = np.random.default_rng(seed)
     obs_rows, mask_rows = [], []
     for game in range(games):
@@ -254,3 +256,44 @@ def test_cached_feature_rows_equal_computed_ones() -> None:
         features.batch(obs, masks[:, :100])
     with pytest.raises(ValueError, match="at least one row"):
         FeatureCache(0)
+
+
+def test_action_features_are_the_same_in_both_layouts() -> None:
+    """The features of CafeSolo-v1's compact observation are those of the full one (the
+    slots table is `p0.slots`, the cells a placement covers are read from it)."""
+    space = CafeSoloEnv().actions
+    full_obs, masks = positions(2, seed=4)
+    compact_obs, compact_masks = positions(2, seed=4, observation="compact")
+    assert np.array_equal(masks, compact_masks)
+    assert compact_obs.shape[1] * 6 < full_obs.shape[1]
+    features = CafeSoloActionFeatures(space)
+    full = features.batch(full_obs, masks)
+    compact = CafeSoloActionFeatures(space, compact=True).batch(compact_obs, masks)
+    for a, b in zip(full, compact, strict=True):
+        assert np.array_equal(a, b)
+    _, index, valid = full
+    kinds = np.searchsorted(features.starts, index[valid], side="right") - 1
+    assert (kinds == KIND_NAMES.index("place")).any()  # the covered cells were compared
+
+
+def test_action_feature_policy_trains_the_same_on_the_compact_observation() -> None:
+    """MaskablePPO with CafeSoloActionPolicy on CafeSolo-v1's compact observation learns
+    exactly what it learns on the full one (the same seeds): the networks see the same
+    values."""
+    learnt = []
+    for observation in ("full", "compact"):
+        env = SB3VecEnv(2, shaping="estimate", max_steps=40, observation=observation)
+        env.seed(5)
+        model = MaskablePPO(
+            CafeSoloActionPolicy,
+            env,
+            n_steps=32,
+            batch_size=32,
+            n_epochs=1,
+            seed=0,
+            policy_kwargs=SMALL_FEATURES,
+        )
+        model.learn(64)
+        learnt.append([p.detach().clone() for p in model.policy.parameters()])
+        env.close()
+    assert all(torch.equal(a, b) for a, b in zip(*learnt, strict=True))

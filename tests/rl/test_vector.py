@@ -49,9 +49,13 @@ def assert_same_infos(ours: dict[str, Any], theirs: dict[str, Any]) -> None:
             assert np.array_equal(ours[key], value), key
 
 
+@pytest.mark.parametrize("observation", ["full", "compact"])
 @pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
-def test_solo_vector_env_is_gymnasiums_sync_vector_env(mode: AutoresetMode) -> None:
-    kwargs = {"max_steps": 40, "espresso": True}  # short episodes: truncations and resets
+def test_solo_vector_env_is_gymnasiums_sync_vector_env(
+    mode: AutoresetMode, observation: str
+) -> None:
+    # short episodes: truncations and resets
+    kwargs = {"max_steps": 40, "espresso": True, "observation": observation}
     ours = CafeSoloVectorEnv(3, autoreset_mode=mode, **kwargs)
     theirs = SyncVectorEnv([lambda: CafeSoloEnv(**kwargs)] * 3, autoreset_mode=mode)
     assert ours.metadata["autoreset_mode"] == mode
@@ -79,9 +83,15 @@ def test_solo_vector_env_is_gymnasiums_sync_vector_env(mode: AutoresetMode) -> N
     theirs.close()
 
 
+@pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
 def test_solo_vector_env_workers_and_make_vec() -> None:
     """Two worker processes play the same games as one process; gymnasium.make_vec builds
-    the batched env from the registry."""
+    the batched env from the registry, v1 with the compact observation."""
+    v1 = gymnasium.make_vec(rl.CAFE_SOLO_V1_ID, num_envs=2, vectorization_mode="vector_entry_point")
+    compact = CafeSoloEnv(observation="compact").observation_space
+    assert v1.single_observation_space == compact
+    assert v1.reset(seed=1)[0].shape == (2, *compact.shape)
+    v1.close()
     here = gymnasium.make_vec(rl.CAFE_SOLO_ID, num_envs=4, vectorization_mode="vector_entry_point")
     assert isinstance(here.unwrapped, CafeSoloVectorEnv)
     there = CafeSoloVectorEnv(4, workers=2, autoreset_mode="SameStep")
@@ -133,6 +143,7 @@ def test_solo_vector_env_errors_change_nothing() -> None:
 BATCHES = [
     ("cafe", {"num_players": 1}),
     ("cafe", {"num_players": 3, "variant": "advanced", "espresso": True}),
+    ("cafe", {"num_players": 2, "observation": "compact"}),
     ("coffee-rush", {"num_players": 2}),
     ("coffee-rush", {"num_players": 4, "less_luck": True, "reward": "score"}),
 ]
@@ -148,6 +159,7 @@ def test_aec_batch_is_the_aec_env_lane_by_lane(case: tuple[str, dict[str, Any]])
     acting seats, observations, masks and final rewards. The masks are the engine's legal
     actions, and the observations are unchanged when the hidden information is resampled."""
     game, kwargs = case
+    compact = kwargs.get("observation") == "compact"
     n = 3
     batch = AECBatch(game, n, **kwargs)
     envs = [CoffeetableAECEnv(game=batch.game, **kwargs) for _ in range(n)]
@@ -168,7 +180,7 @@ def test_aec_batch_is_the_aec_env_lane_by_lane(case: tuple[str, dict[str, Any]])
             assert sorted(np.flatnonzero(masks[i])) == sorted(space.legal(env.state, seat))
             if t % 50 == i:
                 other = env.state.resample_hidden(int(seat), hidden)
-                assert np.array_equal(obs[i], observation_tensor(other, int(seat)))
+                assert np.array_equal(obs[i], observation_tensor(other, int(seat), compact))
         assert np.array_equal(batch.action_masks(), masks.astype(bool))
         actions = masked_actions(rng, masks)
         obs, masks, seats, rewards, terminated, infos = batch.step(actions)
@@ -181,7 +193,7 @@ def test_aec_batch_is_the_aec_env_lane_by_lane(case: tuple[str, dict[str, Any]])
                 assert terminated[i]
                 final = infos["final_obs"][i]
                 for s in range(env.num_players):
-                    assert np.array_equal(final[s], observation_tensor(env.state, s))
+                    assert np.array_equal(final[s], observation_tensor(env.state, s, compact))
                 if kwargs.get("reward", "win") == "win" and env.num_players > 1:
                     assert rewards[i].sum() == pytest.approx(0)
                 env.reset()
@@ -298,7 +310,11 @@ class LaneAEC(AECEnv[str, dict[str, np.ndarray], int]):
 @pytest.mark.filterwarnings(*KNOWN, "ignore:Environment has not defined a render:UserWarning")
 @pytest.mark.parametrize(
     "case",
-    [("cafe", {"num_players": 2}), ("coffee-rush", {"num_players": 3, "reward": "score"})],
+    [
+        ("cafe", {"num_players": 2}),
+        ("cafe", {"num_players": 3, "observation": "compact"}),
+        ("coffee-rush", {"num_players": 3, "reward": "score"}),
+    ],
     ids=batch_id,
 )
 def test_pettingzoo_api_and_seed_on_a_batch_lane(case: tuple[str, dict[str, Any]]) -> None:

@@ -1,13 +1,14 @@
 """coffeetable's research interface (docs/rl.md): fixed action spaces and masks, per-seat
-observation tensors, PettingZoo AEC environments (`cafe_v0`, `coffee_rush_v0`), a Gymnasium
-environment for solo Café (`CafeSoloEnv`, id `coffeetable/CafeSolo-v0`), batched
+observation tensors, PettingZoo AEC environments (`cafe_v0`, `cafe_v1` with the compact
+observation, `coffee_rush_v0`), a Gymnasium environment for solo Café (`CafeSoloEnv`, ids
+`coffeetable/CafeSolo-v0`, full observation, and `coffeetable/CafeSolo-v1`, compact), batched
 environments (`CafeSoloVectorEnv`, a Gymnasium VectorEnv; `AECBatch` for every game) and
 vectorised random rollouts.
 
 Needs the `rl` extra: `pip install 'coffeetable[rl]'` (numpy, gymnasium, pettingzoo).
 Importing this package registers the environments with Gymnasium
-(`gymnasium.make("coffeetable/CafeSolo-v0")`) and PettingZoo
-(`pettingzoo.make("aec", "coffeetable/cafe_v0")`, where that registry exists).
+(`gymnasium.make("coffeetable/CafeSolo-v1")`) and PettingZoo
+(`pettingzoo.make("aec", "coffeetable/cafe_v1")`, where that registry exists).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pettingzoo
 
 from coffeetable.rl.aec import REWARDS, CoffeetableAECEnv, final_rewards
 from coffeetable.rl.observations import (
+    OBSERVATIONS,
     observation_box,
     observation_layout,
     observation_shape,
@@ -34,16 +36,25 @@ from coffeetable.rl.spaces import (
 from coffeetable.rl.vector import AECBatch, CafeSoloVectorEnv
 
 CAFE_SOLO_ID = "coffeetable/CafeSolo-v0"
-AEC_IDS = {"coffeetable/cafe_v0": "cafe_v0", "coffeetable/coffee_rush_v0": "coffee_rush_v0"}
+CAFE_SOLO_V1_ID = "coffeetable/CafeSolo-v1"
+#: the Gymnasium ids and the observation each gives by default (`observation=` overrides it)
+SOLO_IDS = {CAFE_SOLO_ID: "full", CAFE_SOLO_V1_ID: "compact"}
+AEC_IDS = {
+    "coffeetable/cafe_v0": "cafe_v0",
+    "coffeetable/cafe_v1": "cafe_v1",
+    "coffeetable/coffee_rush_v0": "coffee_rush_v0",
+}
 
 
 def _register() -> None:
-    if CAFE_SOLO_ID not in gymnasium.registry:
-        gymnasium.register(
-            id=CAFE_SOLO_ID,
-            entry_point="coffeetable.rl.solo:CafeSoloEnv",
-            vector_entry_point="coffeetable.rl.vector:CafeSoloVectorEnv",
-        )
+    for solo_id, observation in SOLO_IDS.items():
+        if solo_id not in gymnasium.registry:
+            gymnasium.register(
+                id=solo_id,
+                entry_point="coffeetable.rl.solo:CafeSoloEnv",
+                vector_entry_point="coffeetable.rl.vector:CafeSoloVectorEnv",
+                kwargs={"observation": observation},
+            )
     registry = getattr(pettingzoo, "aec_registry", None)
     register = getattr(pettingzoo, "register", None)
     if registry is None or register is None:  # PettingZoo before its registry (< 1.26)
@@ -59,7 +70,10 @@ __all__ = [
     "AEC_IDS",
     "CAFE_ENGINE_CODE_BOUND",
     "CAFE_SOLO_ID",
+    "CAFE_SOLO_V1_ID",
+    "OBSERVATIONS",
     "REWARDS",
+    "SOLO_IDS",
     "AECBatch",
     "ActionSpace",
     "CafeActionSpace",

@@ -14,7 +14,10 @@ generalises across actions of a kind; the numpy REINFORCE example
 both use it.
 
 The features see the observation only, so they carry exactly the observer's information.
-Solo Café (one seat, the layout of `observation_layout(game, 1)`) only.
+Solo Café (one seat) only, in either layout: the full one (`observation_layout(game, 1)`) or,
+with `compact=True`, the compact one (`CafeSolo-v1`), where the slots table is `p0.slots`
+and the cells a placement covers are read from it (the frame row and column of each visible
+cell): the same features from the same state.
 """
 
 from __future__ import annotations
@@ -57,11 +60,14 @@ class CafeSoloActionFeatures:
     vectorised over the actions). `batch(obs, masks)` does a batch of observations at once
     (module docstring)."""
 
-    def __init__(self, space: CafeActionSpace) -> None:
+    def __init__(self, space: CafeActionSpace, compact: bool = False) -> None:
         game = space.game
-        layout = observation_layout(game, 1)
+        layout = observation_layout(game, 1, compact)
         self.space = space
+        self.compact = compact
+        self.observation_size = layout.size
         self.span = {f.name: layout.span(f.name) for f in layout.fields}
+        self.slots = "p0.slots" if compact else "slots"
         self.starts = np.array([space.offsets[k] for k in KIND_NAMES])
         # static card facts for takes: VP of its shop, cup, and its cells by kind / 6
         cards = []
@@ -123,7 +129,7 @@ class CafeSoloActionFeatures:
         s1 = np.where(k["deliver"], x // (MAX_SLOTS + 1), s1)
         s2 = np.where(k["deliver"], x % (MAX_SLOTS + 1) - 1, s2)
         colour = np.where(k["bid"], x // (MAX_SLOTS + 1), colour)
-        slots = self.part(obs, "slots").reshape(MAX_SLOTS, SLOT_F)
+        slots = self.part(obs, self.slots).reshape(MAX_SLOTS, SLOT_F)
         # 2. the primary slot's channels, in a block per kind
         first = np.where(s1[:, None] >= 0, slots[np.maximum(s1, 0)], 0.0)
         for name in CELL_KINDS:
@@ -153,12 +159,7 @@ class CafeSoloActionFeatures:
         # 6. place: what the footprint covers in the p0 frame
         place = k["place"]
         if place.any():
-            grid = self.part(obs, "p0.grid").reshape(GRID, GRID, CH)
-            padded = np.zeros((GRID + 3, GRID + 3, 4))
-            padded[:GRID, :GRID, 0] = grid[:, :, :11].any(axis=2)  # a visible cell
-            padded[:GRID, :GRID, 1] = grid[:, :, int(CellKind.CUP)]
-            padded[:GRID, :GRID, 2] = grid[:, :, int(CellKind.SHOP)]
-            padded[:GRID, :GRID, 3] = grid[:, :, 16:20].sum(axis=2) > 0  # cubes on it
+            padded = self._covered_planes(obs, slots)
             rot = x // (GRID * GRID)
             r = (x % (GRID * GRID)) // GRID
             cc = x % GRID
@@ -177,6 +178,28 @@ class CafeSoloActionFeatures:
                 out[:, col + j] = place & (count == m)
             out[:, col + 3 : col + 6] = covered[:, 1:] / 2
         return out
+
+    def _covered_planes(self, obs: Array, slots: Array) -> Array:
+        """(GRID + 3, GRID + 3, 4): per cell of the p0 frame (padded), a visible cell, a
+        cup, a shop, cubes on it; from `p0.grid`, or in the compact layout from the slots
+        table (the visible cells with their frame row and column)."""
+        padded = np.zeros((GRID + 3, GRID + 3, 4))
+        if self.compact:
+            present = slots[slots[:, 0] > 0]
+            rows = np.rint(present[:, 1] * (GRID - 1)).astype(np.intp)
+            cols = np.rint(present[:, 2] * (GRID - 1)).astype(np.intp)
+            cells = present[:, 3:]
+            padded[rows, cols, 0] = cells[:, :11].any(axis=1)
+            padded[rows, cols, 1] = cells[:, int(CellKind.CUP)]
+            padded[rows, cols, 2] = cells[:, int(CellKind.SHOP)]
+            padded[rows, cols, 3] = cells[:, 16:20].sum(axis=1) > 0
+            return padded
+        grid = self.part(obs, "p0.grid").reshape(GRID, GRID, CH)
+        padded[:GRID, :GRID, 0] = grid[:, :, :11].any(axis=2)  # a visible cell
+        padded[:GRID, :GRID, 1] = grid[:, :, int(CellKind.CUP)]
+        padded[:GRID, :GRID, 2] = grid[:, :, int(CellKind.SHOP)]
+        padded[:GRID, :GRID, 3] = grid[:, :, 16:20].sum(axis=2) > 0  # cubes on it
+        return padded
 
     def batch(
         self,

@@ -13,7 +13,9 @@ modules that name the game. Agents are `player_0 ... player_{n-1}` (seat numbers
   anyway).
 - **Observations.** `{"observation": float32 vector, "action_mask": int8 vector}` for the
   observing agent: only what that seat may know (`observation_tensor`), and its legal
-  actions now (all zero when it may not act).
+  actions now (all zero when it may not act). `observation="full"` or `"compact"` (Café's
+  layout without the dense grids) chooses the layout; the default is the class's
+  (`cafe_v0`: full, `cafe_v1`: compact).
 - **Rewards** come at the end only. `reward="win"`: the winners share +1 and the others
   share -1 (two players: +1 / -1; a tie between all seats: 0 each); `reward="score"`:
   the final score minus the mean final score of the other seats (solo: the final score).
@@ -40,7 +42,7 @@ from pettingzoo.utils import wrappers
 from coffeetable.core.errors import DataError, IllegalActionError
 from coffeetable.core.game import Action, Game, State
 from coffeetable.core.registry import find_game
-from coffeetable.rl.observations import observation_box, observer
+from coffeetable.rl.observations import is_compact, observation_box, observer
 from coffeetable.rl.spaces import MaskedDiscrete, action_space
 
 REWARDS = ("win", "score")
@@ -72,6 +74,8 @@ class CoffeetableAECEnv(AECEnv[str, ObsDict, int]):
         "render_fps": 1,
     }
     game_name = ""
+    #: the observation layout when `observation` is not given ("full"; `cafe_v1`: "compact")
+    default_observation = "full"
 
     def __init__(
         self,
@@ -79,6 +83,7 @@ class CoffeetableAECEnv(AECEnv[str, ObsDict, int]):
         reward: str | None = None,
         render_mode: str | None = None,
         game: Game | None = None,
+        observation: str | None = None,
         **options: Any,
     ) -> None:
         super().__init__()
@@ -98,12 +103,17 @@ class CoffeetableAECEnv(AECEnv[str, ObsDict, int]):
                 + ", ".join(self.metadata["render_modes"])
             )
         self.render_mode = render_mode
+        if observation is None:
+            observation = self.default_observation
+        #: the observation layout, "full" or "compact" (Café only; docs/rl.md)
+        self.observation_kind = observation
+        compact = is_compact(self.game, observation)
         self.actions = action_space(self.game)
-        self.observer = observer(self.game)  # Café: each seat's tensor kept, updated
+        self.observer = observer(self.game, compact)  # each seat's tensor kept, updated
         self.observation = self.observer.observe
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        box = observation_box(self.game, num_players)
+        box = observation_box(self.game, num_players, compact)
         mask = gymnasium.spaces.Box(0, 1, shape=(self.actions.size,), dtype=np.int8)
         self._observation_spaces = {
             a: gymnasium.spaces.Dict({"observation": box, "action_mask": mask})

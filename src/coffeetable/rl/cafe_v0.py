@@ -7,6 +7,8 @@
 Keyword arguments: `num_players` (1-4), `reward` ("win" or "score"), `render_mode`
 ("ansi" or "human"), `illegal_reward` (`env()` only) and the game's options `variant`,
 `espresso`, `promos`. The simultaneous phase is played lowest seat first (`coffeetable.rl.aec`).
+The observation is the full layout (its space never changes); `observation="compact"` gives
+the compact one, `cafe_v1`'s default.
 """
 
 from __future__ import annotations

@@ -22,6 +22,12 @@ distribution and masking and replaces the networks:
   observation without the 21 x 21 x 33 grid and the per-card table, plus the `slots` table
   (the visible cells, 38 x 36).
 
+It takes either observation layout of solo Café, told apart by the observation space's size:
+`CafeSolo-v0`'s full one or `CafeSolo-v1`'s compact one (`SB3VecEnv(n,
+observation="compact")`). Both give the networks the same inputs (the features and the
+critic's fields are the same values), so training is the same; the compact one moves 2,618
+values per observation through the rollout buffer instead of 17,171.
+
 The features are computed with numpy from the observation and the mask, so the policy needs
 `action_masks` on every call (MaskablePPO passes them in training and in `predict`; a call
 without them raises `ValueError`). Solo Café only (the 1-player observation layout), any
@@ -63,7 +69,7 @@ VALUE_FIELDS = (
     "p0.hand",
     "p0.score",
     "p0.area",
-    "slots",
+    "slots",  # the compact layout: "p0.slots", the same table
 )
 
 MaskLike = npt.NDArray[Any] | torch.Tensor | None
@@ -138,19 +144,27 @@ class CafeSoloActionPolicy(MaskableActorCriticPolicy):
     ) -> None:
         space = make_action_space(find_game("cafe"))
         assert isinstance(space, CafeActionSpace)
-        layout = observation_layout(space.game, 1)
-        if observation_space.shape != (layout.size,) or action_space.n != space.size:
+        layouts = {observation_layout(space.game, 1, c).size: c for c in (False, True)}
+        compact = layouts.get(int(np.prod(observation_space.shape or (0,))))
+        if (
+            compact is None
+            or len(observation_space.shape or ()) != 1
+            or action_space.n != space.size
+        ):
             raise ValueError(
                 "CafeSoloActionPolicy is for solo Café: observations of shape "
-                f"({layout.size},) and Discrete({space.size}) actions; got "
+                + " or ".join(f"({size},)" for size in layouts)
+                + f" and Discrete({space.size}) actions; got "
                 f"{observation_space.shape} and {action_space}"
             )
+        layout = observation_layout(space.game, 1, compact)
         self.actor_arch = list(actor_arch if actor_arch is not None else [64])
         self.critic_arch = list(critic_arch if critic_arch is not None else [64, 64])
-        self.action_features = CafeSoloActionFeatures(space)
+        self.action_features = CafeSoloActionFeatures(space, compact)
         self.feature_cache = FeatureCache(cache_size)
         self.cache_size = cache_size
-        self.value_index = np.concatenate([np.arange(*layout.span(name)) for name in VALUE_FIELDS])
+        fields = [("p0.slots" if compact and name == "slots" else name) for name in VALUE_FIELDS]
+        self.value_index = np.concatenate([np.arange(*layout.span(name)) for name in fields])
         kwargs.pop("net_arch", None)  # the networks are ours
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 

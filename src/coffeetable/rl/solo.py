@@ -5,7 +5,9 @@
     obs, info = env.reset(seed=7)
     obs, reward, terminated, truncated, info = env.step(info["action_mask"].argmax())
 
-- **Observation**: the Café observation tensor of seat 0 (a float32 Box); the legal actions
+- **Observation**: the Café observation tensor of seat 0 (a float32 Box): the full layout
+  (`observation="full"`, the default of the class and of `CafeSolo-v0`) or the compact one
+  (`observation="compact"`, the default of `CafeSolo-v1`); the legal actions
   are in `info["action_mask"]` (int8, 1 = legal), with `info["score"]` (the score as if the
   game ended now) and `info["illegal_action"]` (whether the last action was illegal).
 - **Actions**: `Discrete(15905)`, the dense Café index of `coffeetable.rl.spaces`.
@@ -37,7 +39,7 @@ from coffeetable.core.errors import DataError, IllegalActionError
 from coffeetable.core.game import Action
 from coffeetable.core.registry import find_game
 from coffeetable.games.cafe.observation import Observer as CafeObserver
-from coffeetable.rl.observations import observation_box, observer
+from coffeetable.rl.observations import is_compact, observation_box, observer
 from coffeetable.rl.spaces import CafeActionSpace, MaskedDiscrete, action_space
 
 Obs = npt.NDArray[np.float32]
@@ -57,9 +59,11 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
         illegal: str = "penalty",
         illegal_reward: float = -1.0,
         max_steps: int = 1000,
+        observation: str = "full",
         **options: Any,
     ) -> None:
         self.game = find_game("cafe")
+        compact = is_compact(self.game, observation)  # DataError for another name
         self.game.new_initial_state(1, 0, options)  # DataError for bad options now
         self.options = self.game.normalize_options(options)
         if shaping not in SHAPINGS:
@@ -78,9 +82,11 @@ class CafeSoloEnv(gymnasium.Env[Obs, np.int64]):
         self.illegal_reward = float(illegal_reward)
         self.max_steps = max_steps
         self.actions: CafeActionSpace = action_space(self.game)  # type: ignore[assignment]
-        self.observer = observer(self.game)  # each seat's tensor kept, updated
+        #: the observation layout, "full" or "compact" (docs/rl.md)
+        self.observation_kind = observation
+        self.observer = observer(self.game, compact)  # each seat's tensor kept, updated
         self.observation = self.observer.observe
-        self.observation_space = observation_box(self.game, 1)  # type: ignore[assignment]
+        self.observation_space = observation_box(self.game, 1, compact)  # type: ignore[assignment]
         self.action_space = MaskedDiscrete(self.actions.size)
         self.state = self.game.new_initial_state(1, 0, self.options)
         self._legal: dict[int, Action] = {}

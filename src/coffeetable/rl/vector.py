@@ -423,8 +423,9 @@ class CafeSoloVectorEnv(VectorEnv[Array, Array, Array]):
     or `SAME_STEP`, or their names), `copy` (return copies of the observation and info arrays,
     as Gymnasium's vector envs do; False returns the batch's own arrays, overwritten by the
     next step), `context` (multiprocessing start method for the workers; default "spawn"),
-    and `CafeSoloEnv`'s (`shaping`, `illegal`, `illegal_reward`, `max_steps`, `espresso`,
-    `promos`)."""
+    and `CafeSoloEnv`'s (`shaping`, `illegal`, `illegal_reward`, `max_steps`, `observation`,
+    `espresso`, `promos`; `gymnasium.make_vec("coffeetable/CafeSolo-v1", n)` passes
+    `observation="compact"`)."""
 
     metadata: dict[str, Any] = {  # noqa: RUF012 - Gymnasium reads it from the class
         "render_modes": [],
@@ -456,7 +457,10 @@ class CafeSoloVectorEnv(VectorEnv[Array, Array, Array]):
         self.action_space = batch_space(self.single_action_space, num_envs)
         size = probe.actions.size
         fields: dict[str, tuple[tuple[int, ...], Any]] = {
-            "obs": (observation_shape(probe.game, 1), np.float32),
+            "obs": (
+                observation_shape(probe.game, 1, compact=probe.observation_kind == "compact"),
+                np.float32,
+            ),
             "masks": ((size,), np.int8),
             "rewards": ((), np.float64),
             "terminated": ((), np.bool_),
@@ -529,7 +533,8 @@ class CafeSoloVectorEnv(VectorEnv[Array, Array, Array]):
 # ==== the batched AEC-style API =================================================================
 class AECBatch:
     """`n_envs` games of one game and configuration, each with its acting seat (module
-    docstring). Keyword arguments: `num_players`, `reward` ("win" or "score"), `workers`,
+    docstring). Keyword arguments: `num_players`, `reward` ("win" or "score"), `observation`
+    ("full", the default, or "compact": Café's layouts, as `cafe_v0` / `cafe_v1`), `workers`,
     `context`, `copy` (as `CafeSoloVectorEnv`) and the game's options. `close()` ends the workers
     (also a context manager)."""
 
@@ -540,13 +545,19 @@ class AECBatch:
         *,
         num_players: int = 2,
         reward: str | None = None,
+        observation: str = "full",
         workers: int = 0,
         context: str | None = "spawn",
         copy: bool = True,
         **options: Any,
     ) -> None:
         self.copy = copy
-        env_kwargs = {"num_players": num_players, "reward": reward, **options}
+        env_kwargs = {
+            "num_players": num_players,
+            "reward": reward,
+            "observation": observation,
+            **options,
+        }
         probe = CoffeetableAECEnv(
             game=find_game(game), **env_kwargs
         )  # DataError for bad options, here
@@ -554,7 +565,9 @@ class AECBatch:
         self.num_envs = n_envs
         self.num_players = num_players
         self.possible_agents = probe.possible_agents
-        self.observation_space = observation_box(self.game, num_players)
+        self.observation_space = observation_box(
+            self.game, num_players, probe.observation_kind == "compact"
+        )
         self.action_space = gymnasium.spaces.Discrete(probe.actions.size)
         self.actions = action_space(self.game)
         fields = {

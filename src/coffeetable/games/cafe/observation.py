@@ -181,7 +181,7 @@ class _DeckStats:
 
 
 _STATS: dict[str, _DeckStats] = {}
-_LAYOUTS: dict[tuple[str, int], TensorLayout] = {}
+_LAYOUTS: dict[tuple[str, int, bool], TensorLayout] = {}
 
 
 class _SeatOffsets(NamedTuple):
@@ -196,7 +196,7 @@ class _SeatOffsets(NamedTuple):
     hand: int
     score: int
     area: int
-    grid: int
+    cells: int  #: `p{k}.grid` (the full layout) or `p{k}.slots` (the compact one)
 
 
 _SEAT_OFFSETS: dict[int, tuple[TensorLayout, list[_SeatOffsets]]] = {}
@@ -207,12 +207,11 @@ def _seat_offsets(layout: TensorLayout, num_players: int) -> list[_SeatOffsets]:
     known = _SEAT_OFFSETS.get(id(layout))
     if known is None or known[0] is not layout:
         off = layout.offsets
+        cells = "grid" if "p0.grid" in off else "slots"
+        names = [*_SeatOffsets._fields[:-1], cells]
         known = _SEAT_OFFSETS[id(layout)] = (
             layout,
-            [
-                _SeatOffsets(*(off[f"p{k}.{name}"] for name in _SeatOffsets._fields))
-                for k in range(num_players)
-            ],
+            [_SeatOffsets(*(off[f"p{k}.{name}"] for name in names)) for k in range(num_players)],
         )
     return known[1]
 
@@ -224,10 +223,17 @@ def _stats(deck: Deck) -> _DeckStats:
     return stats
 
 
-def observation_layout(game: CafeGame, num_players: int) -> TensorLayout:
+def observation_layout(game: CafeGame, num_players: int, compact: bool = False) -> TensorLayout:
     """The named slices of the observation for `num_players` (the same for every variant).
-    Seats are relative: `p0` is the observing seat, `p1` the next seat clockwise, ..."""
-    key = (game.deck.digest, num_players)
+    Seats are relative: `p0` is the observing seat, `p1` the next seat clockwise, ...
+
+    The full layout shows each seat's area as a dense grid (`p{k}.grid`, GRID x GRID x CH)
+    and the observer's visible cells once more as the `slots` table. The **compact** layout
+    (`compact=True`) has the same fields without the grids and the trailing `slots`; instead
+    every seat has its own slots table, `p{k}.slots`, where its grid was (`p0.slots` is the
+    observer's, the `slots` of the full layout). It holds the same information:
+    `expand_observation` rebuilds the full tensor from it."""
+    key = (game.deck.digest, num_players, bool(compact))
     layout = _LAYOUTS.get(key)
     if layout is not None:
         return layout
@@ -275,6 +281,7 @@ def observation_layout(game: CafeGame, num_players: int) -> TensorLayout:
     grid_high = [1.0] * CH
     for c in range(COLOURS):
         grid_high[_C_CUBES + c] = CUBES_PER_COLOUR / 4
+    slot_high = (1.0, 1.0, 1.0, *grid_high)
     for i in range(num_players):
         p = f"p{i}."
         fields += [
@@ -308,34 +315,51 @@ def observation_layout(game: CafeGame, num_players: int) -> TensorLayout:
                 "cards placed / 9, visible cups / 8, visible ships / 8, "
                 "bounding box height, width / 21",
             ),
-            Field(
-                p + "grid",
-                (GRID, GRID, CH),
-                tuple(grid_high),
-                "the area in its frame: [row, col, channel], channels as in CELL_CHANNELS",
-            ),
         ]
-    slot_high = (1.0, 1.0, 1.0, *grid_high)
-    fields.append(
-        Field(
-            "slots",
-            (MAX_SLOTS, SLOT_FEATURES),
-            slot_high,
-            "the observer's visible cells in row-major order (the action space's slots): "
-            "present, frame row / 20, frame col / 20, then the cell's grid channels",
+        if compact:
+            fields.append(
+                Field(
+                    p + "slots",
+                    (MAX_SLOTS, SLOT_FEATURES),
+                    slot_high,
+                    "the seat's visible cells in row-major order (p0: the action space's "
+                    "slots): present, frame row / 20, frame col / 20, then the cell's grid "
+                    "channels",
+                )
+            )
+        else:
+            fields.append(
+                Field(
+                    p + "grid",
+                    (GRID, GRID, CH),
+                    tuple(grid_high),
+                    "the area in its frame: [row, col, channel], channels as in CELL_CHANNELS",
+                )
+            )
+    if not compact:
+        fields.append(
+            Field(
+                "slots",
+                (MAX_SLOTS, SLOT_FEATURES),
+                slot_high,
+                "the observer's visible cells in row-major order (the action space's slots): "
+                "present, frame row / 20, frame col / 20, then the cell's grid channels",
+            )
         )
-    )
     layout = _LAYOUTS[key] = TensorLayout(fields)
     return layout
 
 
 def observation_shape(
-    game: CafeGame, num_players: int, options: Mapping[str, Any] | None = None
+    game: CafeGame,
+    num_players: int,
+    options: Mapping[str, Any] | None = None,
+    compact: bool = False,
 ) -> tuple[int]:
     """The shape of `observation_tensor` (one flat vector; the same for every variant)."""
     if options is not None:
         game.normalize_options(options)
-    return (observation_layout(game, num_players).size,)
+    return (observation_layout(game, num_players, compact).size,)
 
 
 # ==== the tensor =================================================================================
@@ -345,13 +369,14 @@ def _check_seat(state: CafeState, seat: int) -> None:
         raise DataError(f"there is no seat {seat!r} in a {n}-player game")
 
 
-def observation_tensor(state: CafeState, seat: int) -> Tensor:
+def observation_tensor(state: CafeState, seat: int, compact: bool = False) -> Tensor:
     """What `seat` may know about `state`, as a flat float32 vector (docs/rl.md), built from
-    scratch (`Observer` keeps one per seat and rewrites only what changed)."""
+    scratch (`Observer` keeps one per seat and rewrites only what changed); in the compact
+    layout with `compact=True` (`observation_layout`)."""
     _check_seat(state, seat)
     n = state.num_players
     game = state.game
-    layout = observation_layout(game, n)
+    layout = observation_layout(game, n, compact)
     stats = _stats(game.deck)
     out = np.zeros(layout.size, dtype=np.float32)
     _write_constants(state, seat, layout, out)
@@ -362,10 +387,58 @@ def observation_tensor(state: CafeState, seat: int) -> Tensor:
     seat_offsets = _seat_offsets(layout, n)
     for s, player in enumerate(state.players):
         o = seat_offsets[(s - seat) % n]
-        _write_seat(player, _score_values(state, s), frames[s], stats, o, out)
-        _area_cells(player.area, player, stats, o.grid, out)
-    _write_slots(state.players[seat].area, stats, layout, out)
+        frame = frames[s]
+        _write_seat(player, _score_values(state, s), frame, stats, o, out)
+        if compact:
+            table = out[o.cells : o.cells + MAX_SLOTS * SLOT_FEATURES]
+            table.reshape(MAX_SLOTS, SLOT_FEATURES)[: len(frame.slot_cells), :3] = frame.slot_static
+            _area_cells(player.area, player, stats, frame, frame.slots(), o.cells, out)
+        else:
+            _area_cells(player.area, player, stats, frame, frame.grid, o.cells, out)
+    if not compact:
+        _write_slots(state.players[seat].area, stats, layout, out)
     return out
+
+
+def expand_observation(game: CafeGame, num_players: int, compact: Tensor) -> Tensor:
+    """The full observation (`observation_layout(game, num_players)`) of a compact one
+    (`observation_layout(game, num_players, compact=True)`): every field copied, each
+    seat's grid rebuilt from its slots table (a present slot's row and column give its cell
+    of the frame, its channels the cell's channels; every other cell is 0), and the
+    observer's `slots` table is `p0.slots`. Exact: `expand_observation(game, n,
+    observation_tensor(state, seat, compact=True)) == observation_tensor(state, seat)`.
+    `compact` may be a batch: any leading axes are kept. Raises DataError for an array of
+    the wrong size."""
+    small = observation_layout(game, num_players, compact=True)
+    full = observation_layout(game, num_players)
+    values = np.asarray(compact, dtype=np.float32)
+    if values.ndim < 1 or values.shape[-1] != small.size:
+        raise DataError(
+            f"a compact {num_players}-player Café observation has {small.size} values, "
+            f"not shape {values.shape}"
+        )
+    lead = values.shape[:-1]
+    rows = values.reshape(-1, small.size)
+    out = np.zeros((rows.shape[0], full.size), dtype=np.float32)
+    for f in small.fields:
+        start, stop = small.span(f.name)
+        if f.name.endswith(".slots"):
+            seat = f.name[: -len(".slots")]
+            tables = rows[:, start:stop].reshape(-1, MAX_SLOTS, SLOT_FEATURES)
+            if seat == "p0":
+                a, b = full.span("slots")
+                out[:, a:b] = rows[:, start:stop]
+            a, b = full.span(seat + ".grid")
+            grids = out[:, a:b].reshape(-1, GRID * GRID, CH)
+            batch, slot = np.nonzero(tables[:, :, 0])
+            row = np.rint(tables[batch, slot, 1] * (GRID - 1)).astype(np.intp)
+            col = np.rint(tables[batch, slot, 2] * (GRID - 1)).astype(np.intp)
+            grids[batch, row * GRID + col] = tables[batch, slot, 3:]
+        else:
+            a, b = full.span(f.name)
+            out[:, a:b] = rows[:, start:stop]
+    expanded: Tensor = out.reshape(*lead, full.size)
+    return expanded
 
 
 def _flush(out: Tensor, idx: list[int], sparse: dict[int, float]) -> None:
@@ -520,7 +593,7 @@ def _write_seat(
         out[o.hand + 1 : o.score] = stats.card_table[stats.index[player.hand]]
     area = player.area
     height, width = frame.size
-    out[o.score : o.grid] = (
+    out[o.score : o.cells] = (
         *score,
         min(len(area.cards), CARDS_CAP) / 9,
         area.cups / 8,
@@ -604,14 +677,28 @@ class _Kept:
         self.seat = seat
         self.constants = constants
         self.out: Tensor = np.zeros(layout.size, dtype=np.float32)
-        start, stop = layout.span("p0.grid")
-        self.cells = self.out[start:stop].reshape(GRID * GRID, CH)  # views of `out`
-        start, stop = layout.span("slots")
-        self.table = self.out[start:stop].reshape(MAX_SLOTS, SLOT_FEATURES)
+        # the full layout: p0's grid and the observer's slots table, views of `out` (the
+        # compact layout has neither: the slots tables are the seats' own fields)
+        self.cells: Tensor | None = None
+        self.table: Tensor | None = None
+        if "slots" in layout.offsets:
+            start, stop = layout.span("p0.grid")
+            self.cells = self.out[start:stop].reshape(GRID * GRID, CH)
+            start, stop = layout.span("slots")
+            self.table = self.out[start:stop].reshape(MAX_SLOTS, SLOT_FEATURES)
         self.cards: tuple[Any, ...] | None = None
         self.removed: tuple[tuple[str, ...], list[str]] = ((), [])  # removed, by rule
         self.grids: list[tuple[Any, ...] | None] = [None] * n  # per absolute seat
         self.seats: list[tuple[Any, ...] | None] = [None] * n
+
+    def fill_slots(self, frame: _Frame, rows: list[int] | None = None) -> None:
+        """The full layout's `slots` table from the kept `p0.grid`: whole, or only `rows`."""
+        cells, table = self.cells, self.table
+        assert cells is not None and table is not None  # the full layout only
+        if rows is None:
+            _fill_slots(frame, cells, table)
+        else:
+            table[rows, 3:] = cells[frame.slot_cells[rows]]
 
 
 class Observer:
@@ -622,10 +709,16 @@ class Observer:
     action that changes one seat's area rewrites that area's frame only. `observe(state,
     seat)` equals `observation_tensor(state, seat)`, the from-scratch reference, for any
     sequence of states (tests/rl/test_incremental.py checks it after every step of random
-    games); it returns a new array each call (the kept one is not handed out)."""
+    games); it returns a new array each call (the kept one is not handed out).
 
-    def __init__(self, game: CafeGame) -> None:
+    `compact=True` keeps the compact layout's tensors (`observation_layout`): each seat's
+    slots table instead of its grid, rewritten the same way (whole when a card was placed,
+    else only the cells whose cubes, shop or marks changed), equal to
+    `observation_tensor(state, seat, compact=True)`."""
+
+    def __init__(self, game: CafeGame, compact: bool = False) -> None:
         self.game = game
+        self.compact = bool(compact)
         self.stats = _stats(game.deck)
         self._kept: dict[int, _Kept] = {}
         #: per seat: the key of its score, the `score` field, `state.score(seat)`
@@ -663,7 +756,8 @@ class Observer:
         _check_seat(state, seat)
         n = state.num_players
         stats = self.stats if state.game is self.game else _stats(state.game.deck)
-        layout = observation_layout(state.game, n)
+        compact = self.compact
+        layout = observation_layout(state.game, n, compact)
         constants = (n, stats, state.rules)
         kept = self._kept.get(seat)
         if kept is None or kept.layout is not layout or kept.constants != constants:
@@ -701,29 +795,37 @@ class Observer:
                 out[start:stop] = donor.out[start:stop]
             kept.cards = cards
         seat_offsets = _seat_offsets(layout, n)
+        size = MAX_SLOTS * SLOT_FEATURES if compact else GRID * GRID * CH
         for s, player in enumerate(players):
             o = seat_offsets[(s - seat) % n]
             frame = frames[s]
             grid = _grid_key(player, frame)
             before = kept.grids[s]
             if grid != before:
+                observer = s == seat and not compact  # the full layout's `slots` follow
                 donor = next((k for k in others if k.grids[s] == grid), None)
                 if donor is not None:  # the same grid written for another observer
-                    d = seat_offsets[(s - donor.seat) % n].grid
-                    out[o.grid : o.grid + GRID * GRID * CH] = donor.out[d : d + GRID * GRID * CH]
-                    if s == seat:
-                        _fill_slots(frame, kept.cells, kept.table)
+                    d = seat_offsets[(s - donor.seat) % n].cells
+                    out[o.cells : o.cells + size] = donor.out[d : d + size]
+                    if observer:
+                        kept.fill_slots(frame)
                 elif before is None or before[0] is not frame:  # a card placed: all of it
-                    out[o.grid : o.grid + GRID * GRID * CH] = 0
-                    _area_cells(player.area, player, stats, o.grid, out)
-                    if s == seat:
-                        _fill_slots(frame, kept.cells, kept.table)
+                    out[o.cells : o.cells + size] = 0
+                    if compact:
+                        table = out[o.cells : o.cells + size].reshape(MAX_SLOTS, SLOT_FEATURES)
+                        table[: len(frame.slot_cells), :3] = frame.slot_static
+                        _area_cells(player.area, player, stats, frame, frame.slots(), o.cells, out)
+                    else:
+                        _area_cells(player.area, player, stats, frame, frame.grid, o.cells, out)
+                    if observer:
+                        kept.fill_slots(frame)
                 else:  # cubes, shops or open cells: the cells they are on
-                    cells = _update_cells(before, grid, frame, stats, o.grid, out)
-                    if s == seat and cells:
-                        slot_at = frame.slot_at
-                        slots = [slot_at[c] for c in cells if c in slot_at]
-                        kept.table[slots, 3:] = kept.cells[frame.slot_cells[slots]]
+                    cells = frame.slots() if compact else frame.grid
+                    touched = _update_cells(before, grid, cells, stats, o.cells, out)
+                    if observer and touched:
+                        at, slot_at = frame.grid.at, frame.slot_at
+                        slots = [slot_at[at[pos] // CH] for pos in touched]
+                        kept.fill_slots(frame, slots)
                 kept.grids[s] = grid
             fields = _seat_key(player, grid)
             if fields != kept.seats[s]:
@@ -732,31 +834,42 @@ class Observer:
                     _write_seat(player, self._score(state, s, grid), frame, stats, o, out)
                 else:
                     their = seat_offsets[(s - donor.seat) % n]
-                    out[o.company : o.grid] = donor.out[their.company : their.grid]
+                    out[o.company : o.cells] = donor.out[their.company : their.cells]
                 kept.seats[s] = fields
         return out
 
 
+class _Cells(NamedTuple):
+    """A frame's visible cells as written in one layout's field: `p{k}.grid` (the full
+    layout; a cell's channel c at (row * GRID + col) * CH + c) or `p{k}.slots` (the compact
+    one; at slot * SLOT_FEATURES + 3 + c). Offsets are relative to the field's first value.
+
+    `at` is each visible cell's channel 0; `ones` are set to 1 (the printed kind and
+    colour, a shop's anchor, an unavailable shop), `value_at` get the frame's `values` (cake
+    and shop VP); `shops` lists the available shops (index, offsets of their cells), whose
+    needs and completion follow their cubes."""
+
+    at: dict[Pos, int]
+    ones: npt.NDArray[np.intp]
+    value_at: npt.NDArray[np.intp]
+    shops: list[tuple[int, list[int]]]
+
+
 class _Frame:
     """What an area's frame shows that changes only when a card is placed (cached per
-    version of the cells in `BusinessArea.memo`): offsets are relative to the frame's
-    first value, flat (row * GRID + col) * CH + channel; `size` is the area's (height,
-    width).
-
-    `ones` are set to 1 (the printed kind and colour, a shop's anchor, an unavailable
-    shop), `values` at `value_at` (cake and shop VP); `shops` lists the available shops
-    (index, offsets of their cells), whose needs and completion follow their cubes."""
+    version of the cells in `BusinessArea.memo`): `grid`, the cells as the full layout's
+    `p{k}.grid` addresses them, `slots()` as the compact layout's `p{k}.slots` does (made
+    on first use), `values` (cake and shop VP, at each one's `value_at`); `size` is the
+    area's (height, width), `origin` the frame's top-left cell."""
 
     __slots__ = (
-        "cell_at",
-        "ones",
+        "_slots",
+        "grid",
         "origin",
-        "shops",
         "size",
         "slot_at",
         "slot_cells",
         "slot_static",
-        "value_at",
         "values",
     )
 
@@ -788,10 +901,10 @@ class _Frame:
         value_at: list[int] = []
         values: list[float] = []
         cells: dict[int, list[int]] = {}
-        self.cell_at: dict[Pos, int] = {}
+        cell_at: dict[Pos, int] = {}
         for pos, cell in area.top.items():
             b = ((pos[0] - r0) * GRID + pos[1] - c0) * CH
-            self.cell_at[pos] = b
+            cell_at[pos] = b
             ones.append(b + int(cell.kind))
             if cell.colour >= 0:
                 ones.append(b + _C_COLOUR + cell.colour)
@@ -809,10 +922,37 @@ class _Frame:
                 values.append(shop.spec.vp / stats.max_vp)
                 if pos == shop.cells[0]:
                     ones.append(b + _C_ANCHOR)
-        self.ones = np.fromiter(ones, dtype=np.intp, count=len(ones))
-        self.value_at = np.fromiter(value_at, dtype=np.intp, count=len(value_at))
+        self.grid = _Cells(
+            cell_at,
+            np.fromiter(ones, dtype=np.intp, count=len(ones)),
+            np.fromiter(value_at, dtype=np.intp, count=len(value_at)),
+            sorted(cells.items()),
+        )
         self.values = np.fromiter(values, dtype=np.float32, count=len(values))
-        self.shops = sorted(cells.items())
+        self._slots: _Cells | None = None
+
+    def slots(self) -> _Cells:
+        """The cells as the compact layout's `p{k}.slots` table addresses them."""
+        made = self._slots
+        if made is None:
+            slot_of = np.zeros(GRID * GRID, dtype=np.intp)
+            slot_of[self.slot_cells] = np.arange(len(self.slot_cells)) * SLOT_FEATURES + 3
+
+            def move(offsets: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+                moved: npt.NDArray[np.intp] = slot_of[offsets // CH] + offsets % CH
+                return moved
+
+            grid = self.grid
+            made = self._slots = _Cells(
+                {pos: int(slot_of[b // CH]) for pos, b in grid.at.items()},
+                move(grid.ones),
+                move(grid.value_at),
+                [
+                    (sid, move(np.array(offsets, dtype=np.intp)).tolist())
+                    for sid, offsets in grid.shops
+                ],
+            )
+        return made
 
 
 def _frame(area: BusinessArea, stats: _DeckStats) -> _Frame:
@@ -827,22 +967,24 @@ def _area_cells(
     area: BusinessArea,
     player: PlayerState,
     stats: _DeckStats,
+    frame: _Frame,
+    cells: _Cells,
     base: int,
     out: Tensor,
 ) -> None:
-    """The frame's cells into a cleared grid at `base`: the placement-constant part, then the
-    cubes, the shops' needs and the seat's open and pending cells (`_area_dynamic`)."""
-    frame = _frame(area, stats)
-    out[frame.ones + base] = 1
-    out[frame.value_at + base] = frame.values
-    _area_dynamic(area, player, stats, frame, base, out)
+    """The frame's cells into a cleared field at `base` (addressed by `cells`, the frame's
+    `grid` or `slots()`): the placement-constant part, then the cubes, the shops' needs and
+    the seat's open and pending cells (`_area_dynamic`)."""
+    out[cells.ones + base] = 1
+    out[cells.value_at + base] = frame.values
+    _area_dynamic(area, player, stats, cells, base, out)
 
 
 def _area_dynamic(
     area: BusinessArea,
     player: PlayerState,
     stats: _DeckStats,
-    frame: _Frame,
+    cells: _Cells,
     base: int,
     out: Tensor,
 ) -> None:
@@ -850,12 +992,12 @@ def _area_dynamic(
     completion) and the seat's open and pending actions, which must be cleared."""
     idx: list[int] = []
     sparse: dict[int, float] = {}
-    cell_at = frame.cell_at
+    cell_at = cells.at
     for pos, (colour, n) in area.cubes.items():
         sparse[base + cell_at[pos] + _C_CUBES + colour] = n / 4
     shops = area.shops
     max_req = stats.max_req
-    for sid, offsets in frame.shops:
+    for sid, offsets in cells.shops:
         shop = shops[sid]
         requires, cubes = shop.spec.requires, shop.cubes
         for b in offsets:
@@ -867,49 +1009,54 @@ def _area_dynamic(
             if cubes == requires:
                 idx.append(b + _C_COMPLETE)
 
-    idx += _marks(frame, base, _marks_key(player))
+    idx += _marks(cells, base, _marks_key(player))
     _flush(out, idx, sparse)
 
 
-def _marks(frame: _Frame, base: int, marks: tuple[Any, ...]) -> list[int]:
+def _marks(
+    cells: _Cells, base: int, marks: tuple[Any, ...], touched: set[Pos] | None = None
+) -> list[int]:
     """The flat offsets of the open and pending channels set to 1 (`marks` is a
-    `_marks_key`), for the grid at `base`."""
+    `_marks_key`), for the field at `base`; their cells are added to `touched`. Only visible
+    cells are marked (the open group may hold covered cells; the pending cells are always
+    visible: they hold cubes, or will)."""
     open_kind, open_group, open_cells, pending_fill, pending_cells, supply, deliver = marks
-    r0, c0 = frame.origin
-    origin = base - (r0 * GRID + c0) * CH  # flat index of cell (r, c) = origin + (r*G + c)*CH
-
-    def at(pos: Pos) -> int:
-        return origin + (pos[0] * GRID + pos[1]) * CH
-
-    idx: list[int] = []
+    at = cells.at
+    marked: list[tuple[Pos, int]] = []
     if open_kind is not OpenKind.NONE:
-        visible = frame.cell_at
-        idx.extend(at(pos) + _C_OPEN_GROUP for pos in open_group if pos in visible)
-        idx.extend(at(pos) + _C_OPEN_CELL for pos in open_cells if pos in visible)
+        marked.extend((pos, _C_OPEN_GROUP) for pos in open_group)
+        marked.extend((pos, _C_OPEN_CELL) for pos in open_cells)
     if any(pending_fill):
-        idx.extend(at(pos) + _C_PENDING for pos in pending_cells)
-    idx.extend(at(pos) + _C_SUPPLY for pos in supply)
+        marked.extend((pos, _C_PENDING) for pos in pending_cells)
+    marked.extend((pos, _C_SUPPLY) for pos in supply)
     if deliver is not None:
-        idx.append(at(deliver) + _C_DELIVER)
+        marked.append((deliver, _C_DELIVER))
+    idx: list[int] = []
+    for pos, channel in marked:
+        b = at.get(pos)
+        if b is not None:
+            idx.append(base + b + channel)
+            if touched is not None:
+                touched.add(pos)
     return idx
 
 
 def _update_cells(
     before: tuple[Any, ...],
     grid: tuple[Any, ...],
-    frame: _Frame,
+    cells: _Cells,
     stats: _DeckStats,
     base: int,
     out: Tensor,
-) -> set[int]:
-    """Bring a grid written for the `_grid_key` `before` up to `grid` (the same frame):
-    only the cells whose cubes differ, the cells of the shops replaced (a cube went in) and
-    the cells marked by the open and pending actions before or now are rewritten. Returns
-    those cells (row * GRID + col)."""
-    cells: set[int] = set()
+) -> set[Pos]:
+    """Bring a field (addressed by `cells`) written for the `_grid_key` `before` up to
+    `grid` (the same frame): only the cells whose cubes differ, the cells of the shops
+    replaced (a cube went in) and the cells marked by the open and pending actions before or
+    now are rewritten. Returns those cells' positions."""
+    touched: set[Pos] = set()
+    cell_at = cells.at
     old, new = before[1], grid[1]
     if old != new:
-        cell_at = frame.cell_at
         for pos in old.keys() | new.keys():
             cube = new.get(pos)
             if cube != old.get(pos):
@@ -917,11 +1064,11 @@ def _update_cells(
                 out[b : b + COLOURS] = 0
                 if cube is not None:
                     out[b + cube[0]] = cube[1] / 4
-                cells.add(cell_at[pos] // CH)
+                touched.add(pos)
     old, new = before[2], grid[2]
     if old != new:
         max_req = stats.max_req
-        for sid, offsets in frame.shops:
+        for sid, offsets in cells.shops:
             shop = new[sid]
             if shop is old[sid]:
                 continue
@@ -931,16 +1078,14 @@ def _update_cells(
             for b in offsets:
                 out[base + b + _C_NEEDS : base + b + _C_NEEDS + COLOURS] = needs
                 out[base + b + _C_COMPLETE] = complete
-                cells.add(b // CH)
+            touched.update(pos for pos in shop.cells if pos in cell_at)
     old, new = before[3], grid[3]
     if old != new:
-        gone = _marks(frame, base, old)
-        marked = _marks(frame, base, new)
+        gone = _marks(cells, base, old, touched)
+        marked = _marks(cells, base, new, touched)
         out[gone] = 0
         out[marked] = 1
-        cells.update((i - base) // CH for i in gone)
-        cells.update((i - base) // CH for i in marked)
-    return cells
+    return touched
 
 
 __all__ = [
@@ -953,6 +1098,7 @@ __all__ = [
     "Observer",
     "area_origin",
     "area_slots",
+    "expand_observation",
     "observation_layout",
     "observation_shape",
     "observation_tensor",
