@@ -127,6 +127,18 @@ def summary(pair: tuple[str, str], played: Sequence[tuple[dict[str, Any], dict[s
     )
 
 
+def _keep(out: pathlib.Path | None, record: dict[str, Any], progress: str) -> None:
+    """A replayed game appended to `out` (if any) and said, with its stored scores."""
+    if out:
+        _append(out, record)
+    print(
+        f"  {progress}: {' vs '.join(record['specs'])}, deal {record['deal']}: scores "
+        f"{record['scores']} (stored {record['stored_scores']})",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -168,18 +180,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         for n, record in enumerate(_play(jobs, args.workers), 1):
             old = by_key[tournament.record_key(record)]
-            record["commit"] = run_commit
-            record["stored_scores"] = old["scores"]
-            if args.out:
-                _append(args.out, record)
+            record.update(commit=run_commit, stored_scores=old["scores"])
             done.append(record)
-            print(
-                f"  {n}/{len(jobs)}, {time.perf_counter() - start:.0f} s: "
-                f"{' vs '.join(record['specs'])}, deal {record['deal']}: scores "
-                f"{record['scores']} (stored {old['scores']})",
-                file=sys.stderr,
-                flush=True,
-            )
+            _keep(args.out, record, f"{n}/{len(jobs)}, {time.perf_counter() - start:.0f} s")
     except KeyboardInterrupt:
         sys.exit("stopped" + (f"; run again with --out {args.out} to go on" if args.out else ""))
     differ = 0

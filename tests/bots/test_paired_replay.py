@@ -13,12 +13,8 @@ REPLAY = Path(__file__).resolve().parents[2] / "benchmarks" / "paired_replay.py"
 
 
 def replay(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(REPLAY), *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    command = [sys.executable, str(REPLAY), *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=600)
 
 
 def test_replay_reproduces_the_stored_games_and_resumes(tmp_path: Path) -> None:
