@@ -1,7 +1,7 @@
 """Replay stored bot-elo games with the current code, each paired with the stored one.
 
     python3 benchmarks/paired_replay.py --pair greedy,ismcts:hard --pair ismcts:easy,ismcts:hard \\
-        --deals 7012-7019,7000-7011 --out /work/h1-runs/variant.jsonl --workers 2
+        --deals 7012-7019,7000-7011 --out /tmp/variant.jsonl --workers 2
     python3 benchmarks/paired_replay.py --pair random,greedy --deals 7000 --check
     python3 benchmarks/paired_replay.py --pair greedy,ismcts:hard --out FILE --report-only
 
