@@ -265,3 +265,20 @@ async def test_load_table_gives_the_table_with_its_actions_in_order(storage: Sql
     ]
     other = await storage.load_table("t2")
     assert other is not None and [m.notation for m in other[1]] == ["other"]
+
+
+async def test_open_tables_are_counted_per_creator(storage: SqlStorage) -> None:
+    ana = await storage.create_user("Ana")
+    ben = await storage.create_user("Ben")
+    for table_id in ("a1", "a2", "a3"):
+        await make_table(storage, table_id, created_by=ana.id)
+    await make_table(storage, "b1", created_by=ben.id)
+    await make_table(storage, "nobody's")
+    assert await storage.count_open_tables(ana.id) == 3
+    assert await storage.count_open_tables(ben.id) == 1
+    await storage.update_table("a1", status="running")
+    await storage.update_table("a2", status="aborted")
+    assert await storage.count_open_tables(ana.id) == 1
+    assert await storage.count_open_tables(ben.id) == 1
+    made = await storage.get_table("a3")
+    assert made is not None and made.created_by == ana.id and made.status == "open"

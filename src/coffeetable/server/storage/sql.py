@@ -301,11 +301,8 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
 
     # --- game tables --------------------------------------------------------------------
     async def count_open_tables(self, created_by: int) -> int:
-        query = sa.select(sa.func.count()).where(
-            game_tables.c.created_by == created_by, game_tables.c.status == "open"
-        )
         async with self._read() as conn:
-            return int(await conn.scalar(query) or 0)
+            return int(await conn.scalar(_OPEN_TABLES_OF, {"created_by": created_by}) or 0)
 
     async def import_table(
         self,
@@ -386,27 +383,23 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
             raise TypeError(f"the seed must be an integer, not {seed!r}")
         keyed = request_key is not None and created_by is not None
         now = self._now()
-        insert = (
-            sa.insert(game_tables)
-            .values(
-                id=table_id,
-                game=game,
-                options=dict(options or {}),
-                seed=seed,
-                seats=_seats_json(seats),
-                clock=clock,
-                rated=rated,
-                private=private,
-                invite_token=invite_token,
-                status="open",
-                version=0,
-                created_by=created_by,
-                created_at=now,
-                request_key=request_key if keyed else None,
-                abandon_after=abandon_after,
-            )
-            .returning(*game_tables.c)
-        )
+        values = {
+            "id": table_id,
+            "game": game,
+            "options": dict(options or {}),
+            "seed": seed,
+            "seats": _seats_json(seats),
+            "clock": clock,
+            "rated": rated,
+            "private": private,
+            "invite_token": invite_token,
+            "status": "open",
+            "version": 0,
+            "created_by": created_by,
+            "created_at": now,
+            "request_key": request_key if keyed else None,
+            "abandon_after": abandon_after,
+        }
         async with self._write() as conn:
             if created_by is not None:
                 await _require_user(conn, created_by)
@@ -416,7 +409,7 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
                 if repeated is not None:
                     return repeated
             try:
-                row = (await conn.execute(insert)).one()
+                row = (await conn.execute(_NEW_TABLE, values)).one()
             except IntegrityError:
                 pass
             else:
@@ -1113,6 +1106,12 @@ _USER_OF_LIVE_SESSION = (
 # a new user, a new session (a row's values as parameters named after its columns):
 _NEW_USER = sa.insert(users).returning(*users.c)
 _NEW_SESSION = sa.insert(sessions).returning(*sessions.c)
+# a new table (`create_table`: every column it sets, as parameters named after them), and
+# the open tables a user made (counted before):
+_NEW_TABLE = sa.insert(game_tables).returning(*game_tables.c)
+_OPEN_TABLES_OF = sa.select(sa.func.count()).where(
+    game_tables.c.created_by == sa.bindparam("created_by"), game_tables.c.status == "open"
+)
 # a table and its actions (`load_table`, when a node takes a table up):
 _TABLE_BY_ID = sa.select(game_tables).where(game_tables.c.id == sa.bindparam("table_id"))
 _ACTIONS_OF_TABLE = (
@@ -1275,8 +1274,11 @@ def _append_statements(
 
 
 async def _require_user(conn: AsyncConnection, user_id: int) -> None:
-    if await conn.scalar(sa.select(users.c.id).where(users.c.id == user_id)) is None:
+    if await conn.scalar(_USER_EXISTS, {"user_id": user_id}) is None:
         raise NotFoundError(f"there is no user with id {user_id}")
+
+
+_USER_EXISTS = sa.select(users.c.id).where(users.c.id == sa.bindparam("user_id"))
 
 
 _CHANGEABLE = frozenset(TableChanges.__annotations__)
