@@ -1160,13 +1160,15 @@ async def _sync_players(
     transaction): after it is made, its seats change or its game ends. `table`: its row
     as the caller's statement just returned it (`RETURNING` every column, in the same
     transaction), else it is read here."""
-    row = table
-    if row is None:
-        row = (await conn.execute(_TABLE_FOR_PLAYERS, {"table_id": table_id})).first()
+    if table is None:
+        found = (await conn.execute(_TABLE_FOR_PLAYERS, {"table_id": table_id})).first()
+        values = None if found is None else dict(found._mapping)
+    else:
+        values = dict(table._mapping)
     await conn.execute(_DROP_PLAYERS, {"table_id": table_id})
-    if row is None:
+    if values is None:
         return
-    rows = player_rows(row._mapping)
+    rows = player_rows(values)
     if rows:
         await conn.execute(_ADD_PLAYERS, rows)
 
