@@ -208,17 +208,11 @@ async def test_migration_fills_the_index_from_existing_tables(tmp_path: Path) ->
 async def _index_is_the_tables(storage: SqlStorage, table_id: str) -> list[dict[str, Any]]:
     """The table's `player_games` rows, checked against those its stored row gives (the
     index is written from the row a statement returns, not from a read of it)."""
+    of_table = sa.select(game_tables).where(game_tables.c.id == table_id)
+    index = sa.select(player_games).where(player_games.c.table_id == table_id)
     async with storage.engine.connect() as conn:
-        table = (
-            await conn.execute(sa.select(game_tables).where(game_tables.c.id == table_id))
-        ).one()
-        stored = (
-            await conn.execute(
-                sa.select(player_games)
-                .where(player_games.c.table_id == table_id)
-                .order_by(player_games.c.seat)
-            )
-        ).all()
+        table = (await conn.execute(of_table)).one()
+        stored = (await conn.execute(index.order_by(player_games.c.seat))).all()
     rows = [dict(row._mapping) for row in stored]
     assert rows == player_rows(table._mapping)
     return rows
