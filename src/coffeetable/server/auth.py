@@ -667,8 +667,5 @@ async def user_of_token(storage: Storage, token: str | None) -> User | None:
     session, or a suspended account (every route and socket asks this)."""
     if not token or len(token) > 200:
         return None
-    session = await storage.get_session(token_hash(token))
-    if session is None:
-        return None
-    user = await storage.get_user(session.user_id)
+    user = await storage.get_session_user(token_hash(token))
     return None if user is None or user.suspended else user

@@ -234,6 +234,9 @@ class LobbyService:
                 raise TableError(409, "seat_taken", f"seat {chosen} is not free")
             seats = list(meta.seats)
             seats[chosen] = Seat("human", user_id=user.id)
+            # the new player's name, as `learn_names` would read it (the request's user
+            # was read just now): no read of the user again to show the table
+            self.match.names.setdefault(user.id, user.name)
             await self.match.update(live, seats=seats)
 
         return await self._changing(table_id, change)

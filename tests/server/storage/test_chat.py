@@ -117,3 +117,25 @@ async def test_roles_and_suspensions(storage: SqlStorage, clock: FakeClock) -> N
     assert not (await storage.get_user(ana.id)).suspended  # type: ignore[union-attr]
     with pytest.raises(NotFoundError):
         await storage.set_role(ana.id + 99, "admin")
+
+
+async def test_blockers_among_many_and_hidden_per_reader(storage: SqlStorage) -> None:
+    """The built-once reads (an expanding list of candidates; the reader bound): each
+    reader's and each candidate list's own answer, on every back end."""
+    ana, ben, cy, dee = [await storage.create_user(n) for n in ("Ana", "Ben", "Cy", "Dee")]
+    await storage.set_blocked(ana.id, dee.id, True)
+    await storage.set_blocked(cy.id, dee.id, True)
+    await storage.set_blocked(ben.id, ana.id, True)
+    await storage.set_muted(dee.id, ben.id, True)
+    assert await storage.blockers_among(dee.id, [ana.id, ben.id, cy.id, dee.id]) == {
+        ana.id,
+        cy.id,
+    }
+    assert await storage.blockers_among(dee.id, [ben.id]) == set()
+    assert await storage.blockers_among(dee.id, [cy.id, cy.id]) == {cy.id}
+    assert await storage.blockers_among(ana.id, [ben.id, cy.id]) == {ben.id}
+    assert await storage.blockers_among(ana.id, [ana.id]) == set()
+    assert await storage.hidden_users(ana.id) == {dee.id}
+    assert await storage.hidden_users(dee.id) == {ben.id}
+    assert await storage.hidden_users(cy.id) == {dee.id}
+    assert await storage.hidden_users(ben.id) == {ana.id}

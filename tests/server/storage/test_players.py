@@ -14,7 +14,8 @@ from alembic import command
 from alembic.config import Config
 
 from coffeetable.server.storage import GameStats, Seat, SqlStorage
-from coffeetable.server.storage.sql import MIGRATIONS_DIR
+from coffeetable.server.storage.schema import game_tables, player_games
+from coffeetable.server.storage.sql import MIGRATIONS_DIR, player_rows
 from tests.server.storage.helpers import FakeClock, open_sql_storage
 
 pytestmark = pytest.mark.anyio
@@ -202,3 +203,51 @@ async def test_migration_fills_the_index_from_existing_tables(tmp_path: Path) ->
         assert [h.table_id for h in await storage.high_scores("cafe")] == ["old1"]
     finally:
         await storage.close()
+
+
+async def _index_is_the_tables(storage: SqlStorage, table_id: str) -> list[dict[str, Any]]:
+    """The table's `player_games` rows, checked against those its stored row gives (the
+    index is written from the row a statement returns, not from a read of it)."""
+    of_table = sa.select(game_tables).where(game_tables.c.id == table_id)
+    index = sa.select(player_games).where(player_games.c.table_id == table_id)
+    async with storage.engine.connect() as conn:
+        table = (await conn.execute(of_table)).one()
+        stored = (await conn.execute(index.order_by(player_games.c.seat))).all()
+    rows = [dict(row._mapping) for row in stored]
+    assert rows == player_rows(table._mapping)
+    return rows
+
+
+async def test_index_rows_follow_every_change(storage: SqlStorage, clock: FakeClock) -> None:
+    ana = await storage.create_user("Ana")
+    ben = await storage.create_user("Ben")
+    await storage.create_table(
+        "t", game="cafe", seed=1, seats=[Seat("human", user_id=ana.id), Seat("open")]
+    )
+    made = await _index_is_the_tables(storage, "t")
+    assert [(r["seat"], r["user_id"], r["players"], r["won"]) for r in made] == [
+        (0, ana.id, 2, None)
+    ]
+    clock.advance(minutes=5)  # the rows keep the table's creation time
+    await storage.update_table(
+        "t", seats=[Seat("human", user_id=ana.id), Seat("human", user_id=ben.id)]
+    )
+    joined = await _index_is_the_tables(storage, "t")
+    assert [r["user_id"] for r in joined] == [ana.id, ben.id]
+    assert {r["created_at"] for r in joined} == {made[0]["created_at"]}
+    await _finish(storage, "t", [7, 9], [1], clock)
+    ended = await _index_is_the_tables(storage, "t")
+    assert [(r["score"], r["won"]) for r in ended] == [(7, False), (9, True)]
+    assert all(r["finished_at"] is not None for r in ended)
+    await storage.import_table(
+        "imported",
+        game="cafe",
+        seed=2,
+        seats=[Seat("human", user_id=ben.id), Seat("bot", bot="random")],
+        options={},
+        created_by=ben.id,
+        moves=[(0, "a"), (1, "b")],
+        result=_result([3, 4], [1]),
+    )
+    imported = await _index_is_the_tables(storage, "imported")
+    assert [(r["user_id"], r["score"], r["won"]) for r in imported] == [(ben.id, 3, False)]

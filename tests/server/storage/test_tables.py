@@ -241,3 +241,44 @@ async def test_private_table_ids(storage: SqlStorage) -> None:
     await make_table(storage, "priv", private=True, invite_token="tok")
     assert await storage.private_table_ids(["pub", "priv", "nope"]) == {"priv"}
     assert await storage.private_table_ids([]) == set()
+
+
+async def test_load_table_gives_the_table_with_its_actions_in_order(storage: SqlStorage) -> None:
+    """`load_table` (one connection, the revision checked around the actions' read): the
+    table as `get_table` gives it, its actions as `list_actions` does, and another table's
+    actions never among them."""
+    await make_table(storage)
+    await make_table(storage, "t2")
+    for version, notation in enumerate(["take P1", "take P2", "pass"]):
+        await storage.append_action("t1", version, version % 2, notation)
+    await storage.append_action("t2", 0, 1, "other")
+    loaded = await storage.load_table("t1")
+    assert loaded is not None
+    table, moves = loaded
+    assert table == await storage.get_table("t1")
+    assert table.version == 3 and table.revision == 3
+    assert moves == await storage.list_actions("t1")
+    assert [(m.version, m.seat, m.notation) for m in moves] == [
+        (1, 0, "take P1"),
+        (2, 1, "take P2"),
+        (3, 0, "pass"),
+    ]
+    other = await storage.load_table("t2")
+    assert other is not None and [m.notation for m in other[1]] == ["other"]
+
+
+async def test_open_tables_are_counted_per_creator(storage: SqlStorage) -> None:
+    ana = await storage.create_user("Ana")
+    ben = await storage.create_user("Ben")
+    for table_id in ("a1", "a2", "a3"):
+        await make_table(storage, table_id, created_by=ana.id)
+    await make_table(storage, "b1", created_by=ben.id)
+    await make_table(storage, "nobody's")
+    assert await storage.count_open_tables(ana.id) == 3
+    assert await storage.count_open_tables(ben.id) == 1
+    await storage.update_table("a1", status="running")
+    await storage.update_table("a2", status="aborted")
+    assert await storage.count_open_tables(ana.id) == 1
+    assert await storage.count_open_tables(ben.id) == 1
+    made = await storage.get_table("a3")
+    assert made is not None and made.created_by == ana.id and made.status == "open"

@@ -95,3 +95,25 @@ async def test_session_errors(storage: SqlStorage, clock: FakeClock) -> None:
     assert await storage.get_session("hash") == first
     with pytest.raises(ValueError, match="timezone-aware"):
         await storage.create_session("naive", user.id, later.replace(tzinfo=None))
+
+
+async def test_session_user_in_one_read(storage: SqlStorage, clock: FakeClock) -> None:
+    """`get_session_user` (the session and its user joined, as every request asks): each
+    live session gives its own user, exactly as `get_session` then `get_user` would."""
+    alice = await storage.create_user("Alice", "hash-a")
+    bob = await storage.create_user("Bob", is_guest=True)
+    await storage.create_session("a", alice.id, clock.now + timedelta(hours=1))
+    await storage.create_session("b", bob.id, clock.now + timedelta(days=1))
+    await storage.create_session("dead", bob.id, clock.now - timedelta(seconds=1))
+    for token, user in (("a", alice), ("b", bob)):
+        session = await storage.get_session(token)
+        assert session is not None
+        assert await storage.get_session_user(token) == user
+        assert await storage.get_user(session.user_id) == user
+    assert await storage.get_session_user("dead") is None
+    assert await storage.get_session_user("nobody") is None
+    clock.advance(hours=1)  # expiry is exclusive, as for `get_session`
+    assert await storage.get_session_user("a") is None
+    assert await storage.get_session_user("b") == bob
+    assert await storage.delete_session("b") is True
+    assert await storage.get_session_user("b") is None

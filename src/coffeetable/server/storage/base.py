@@ -89,6 +89,10 @@ class Storage(Protocol):
     async def get_session(self, token_hash: str) -> UserSession | None:
         """The session, or None if there is none or it has expired."""
 
+    async def get_session_user(self, token_hash: str) -> User | None:
+        """The user of the session, or None if there is no such session or it has
+        expired: `get_session` and then `get_user` of its user, in one read."""
+
     async def delete_session(self, token_hash: str) -> bool:
         """Whether there was such a session."""
 

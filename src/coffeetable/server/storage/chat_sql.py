@@ -181,7 +181,7 @@ class ChatSql:
 
     async def hidden_users(self, user_id: int) -> frozenset[int]:
         async with self._read() as conn:
-            rows = (await conn.execute(_hidden_query(user_id))).all()
+            rows = (await conn.execute(_HIDDEN_FROM_READER, {"reader": user_id})).all()
         return frozenset(row[0] for row in rows)
 
     async def is_blocked(self, by_user_id: int, user_id: int) -> bool:
@@ -191,11 +191,9 @@ class ChatSql:
         wanted = sorted({c for c in candidates if c != user_id})
         if not wanted:
             return set()
-        query = sa.select(user_blocks.c.user_id).where(
-            user_blocks.c.blocked_id == user_id, user_blocks.c.user_id.in_(wanted)
-        )
+        parameters = {"user_id": user_id, "wanted": wanted}
         async with self._read() as conn:
-            return {row[0] for row in (await conn.execute(query)).all()}
+            return {row[0] for row in (await conn.execute(_BLOCKERS_AMONG, parameters)).all()}
 
     # --- reports ----------------------------------------------------------------------------
     async def add_report(
@@ -273,6 +271,15 @@ def _hidden_query(reader: int | sa.BindParameter[Any]) -> sa.CompoundSelect[Any]
         sa.select(user_mutes.c.muted_id).where(user_mutes.c.user_id == reader),
         sa.select(user_blocks.c.blocked_id).where(user_blocks.c.user_id == reader),
     )
+
+
+# built once with bound parameters (a socket opening reads whom its user does not hear; a
+# player joining, who blocked them; docs/server.md, "The hot path, tenth pass")
+_HIDDEN_FROM_READER = _hidden_query(sa.bindparam("reader"))
+_BLOCKERS_AMONG = sa.select(user_blocks.c.user_id).where(
+    user_blocks.c.blocked_id == sa.bindparam("user_id"),
+    user_blocks.c.user_id.in_(sa.bindparam("wanted", expanding=True)),
+)
 
 
 @functools.cache

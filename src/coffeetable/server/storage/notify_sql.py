@@ -44,6 +44,13 @@ class _Transactions(Protocol):
     def _now(self) -> datetime: ...
 
 
+# `sync_players`' read and insert, built once (a set-up runs them twice: made, joined)
+_SEATED_PLAYERS = sa.select(table_players.c.seat, table_players.c.user_id).where(
+    table_players.c.table_id == sa.bindparam("table_id")
+)
+_SEAT_PLAYERS = sa.insert(table_players)
+
+
 async def sync_players(conn: AsyncConnection, table_id: str, seats: Sequence[Seat]) -> None:
     """Make `table_players` list the table's human seats (inside the transaction that
     stores the seats). A seat that keeps its player keeps its turn."""
@@ -52,13 +59,7 @@ async def sync_players(conn: AsyncConnection, table_id: str, seats: Sequence[Sea
         for index, seat in enumerate(seats)
         if seat.kind == "human" and seat.user_id is not None
     }
-    rows = (
-        await conn.execute(
-            sa.select(table_players.c.seat, table_players.c.user_id).where(
-                table_players.c.table_id == table_id
-            )
-        )
-    ).all()
+    rows = (await conn.execute(_SEATED_PLAYERS, {"table_id": table_id})).all()
     have = {(row.seat, row.user_id) for row in rows}
     gone = have - wanted
     if gone:
@@ -71,7 +72,7 @@ async def sync_players(conn: AsyncConnection, table_id: str, seats: Sequence[Sea
     new = wanted - have
     if new:
         await conn.execute(
-            sa.insert(table_players),
+            _SEAT_PLAYERS,
             [
                 {"table_id": table_id, "seat": seat, "user_id": user, "to_move": False}
                 for seat, user in sorted(new)

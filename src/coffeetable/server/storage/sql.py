@@ -236,6 +236,12 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
             row = (await conn.execute(_LIVE_SESSION, parameters)).first()
         return None if row is None else _session(row)
 
+    async def get_session_user(self, token_hash: str) -> User | None:
+        parameters = {"token_hash": token_hash, "now": self._now()}
+        async with self._read() as conn:
+            row = (await conn.execute(_USER_OF_LIVE_SESSION, parameters)).first()
+        return None if row is None else _user(row)
+
     async def delete_session(self, token_hash: str) -> bool:
         async with self._write() as conn:
             result = await conn.execute(
@@ -295,11 +301,8 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
 
     # --- game tables --------------------------------------------------------------------
     async def count_open_tables(self, created_by: int) -> int:
-        query = sa.select(sa.func.count()).where(
-            game_tables.c.created_by == created_by, game_tables.c.status == "open"
-        )
         async with self._read() as conn:
-            return int(await conn.scalar(query) or 0)
+            return int(await conn.scalar(_OPEN_TABLES_OF, {"created_by": created_by}) or 0)
 
     async def import_table(
         self,
@@ -357,7 +360,7 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
                         for version, (seat, notation) in enumerate(moves)
                     ],
                 )
-            await _sync_players(conn, table_id)
+            await _sync_players(conn, table_id, row)
         return table_from_row(row)
 
     async def create_table(
@@ -380,27 +383,23 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
             raise TypeError(f"the seed must be an integer, not {seed!r}")
         keyed = request_key is not None and created_by is not None
         now = self._now()
-        insert = (
-            sa.insert(game_tables)
-            .values(
-                id=table_id,
-                game=game,
-                options=dict(options or {}),
-                seed=seed,
-                seats=_seats_json(seats),
-                clock=clock,
-                rated=rated,
-                private=private,
-                invite_token=invite_token,
-                status="open",
-                version=0,
-                created_by=created_by,
-                created_at=now,
-                request_key=request_key if keyed else None,
-                abandon_after=abandon_after,
-            )
-            .returning(*game_tables.c)
-        )
+        values = {
+            "id": table_id,
+            "game": game,
+            "options": dict(options or {}),
+            "seed": seed,
+            "seats": _seats_json(seats),
+            "clock": clock,
+            "rated": rated,
+            "private": private,
+            "invite_token": invite_token,
+            "status": "open",
+            "version": 0,
+            "created_by": created_by,
+            "created_at": now,
+            "request_key": request_key if keyed else None,
+            "abandon_after": abandon_after,
+        }
         async with self._write() as conn:
             if created_by is not None:
                 await _require_user(conn, created_by)
@@ -410,12 +409,12 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
                 if repeated is not None:
                     return repeated
             try:
-                row = (await conn.execute(insert)).one()
+                row = (await conn.execute(_NEW_TABLE, values)).one()
             except IntegrityError:
                 pass
             else:
                 await sync_players(conn, table_id, seats)
-                await _sync_players(conn, table_id)
+                await _sync_players(conn, table_id, row)
                 return table_from_row(row)
         if keyed:  # another process made the table of this request just now
             assert created_by is not None and request_key is not None
@@ -444,7 +443,7 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
                 parameters.update(u_table=table_id, u_expected=expected_revision)
                 row = (await conn.execute(update, parameters)).first()
                 if row is not None and _PLAYER_FIELDS & set(values):
-                    await _sync_players(conn, table_id)
+                    await _sync_players(conn, table_id, row)
             else:  # nothing to change: the row as it is (at the expected revision)
                 where = game_tables.c.id == table_id
                 if expected_revision is not None:
@@ -474,16 +473,20 @@ class SqlStorage(ChatSql, NotifyStorage, DeckSql, ReviewSql):
         return out
 
     async def load_table(self, table_id: str) -> tuple[GameTable, list[StoredAction]] | None:
-        # three reads, checked: the revision only grows, so an unchanged revision around
-        # the actions' read means the table and its actions belong together
+        # three reads through one connection, checked: the revision only grows, so an
+        # unchanged revision around the actions' read means the table and its actions
+        # belong together (PostgreSQL's READ COMMITTED gives each statement its own view)
+        parameters = {"table_id": table_id}
         for _ in range(100):
-            table = await self.get_table(table_id)
-            if table is None:
-                return None
-            moves = await self.list_actions(table_id)
-            after = await self.table_revisions([table_id])
-            if after.get(table_id) == table.revision:
-                return table, moves
+            async with self._read() as conn:
+                row = (await conn.execute(_TABLE_BY_ID, parameters)).first()
+                if row is None:
+                    return None
+                rows = (await conn.execute(_ACTIONS_OF_TABLE, parameters)).all()
+                after = await conn.scalar(_REVISION_OF_TABLE, parameters)
+            table = table_from_row(row)
+            if after == table.revision:
+                return table, [_action(action) for action in rows]
         raise StorageError(f"table {table_id!r} keeps changing; try again")
 
     async def running_table_ids(self, limit: int = 100_000) -> list[str]:
@@ -1084,22 +1087,40 @@ _PLAYER_FIELDS = frozenset({"seats", "status", "result", "finished_at"})
 
 # Statements of every request and of every game set up, built once with bound parameters:
 # building a statement and its cache key anew cost about as much as running it
-# (docs/server.md, "The hot path, fifth pass"). The two reads of `auth.user_of_token` (every
-# request and socket with a session cookie):
+# (docs/server.md, "The hot path, fifth pass"). A session and its user (`get_session`,
+# `get_user`):
 _USER_BY_ID = sa.select(users).where(users.c.id == sa.bindparam("user_id"))
 _LIVE_SESSION = sa.select(sessions).where(
     sessions.c.token_hash == sa.bindparam("token_hash"),
     sessions.c.expires_at > sa.bindparam("now"),
 )
+# ... and both in one (`get_session_user`): the user of a live session, joined
+_USER_OF_LIVE_SESSION = (
+    sa.select(users)
+    .join(sessions, sessions.c.user_id == users.c.id)
+    .where(
+        sessions.c.token_hash == sa.bindparam("token_hash"),
+        sessions.c.expires_at > sa.bindparam("now"),
+    )
+)
 # a new user, a new session (a row's values as parameters named after its columns):
 _NEW_USER = sa.insert(users).returning(*users.c)
 _NEW_SESSION = sa.insert(sessions).returning(*sessions.c)
+# a new table (`create_table`: every column it sets, as parameters named after them), and
+# the open tables a user made (counted before):
+_NEW_TABLE = sa.insert(game_tables).returning(*game_tables.c)
+_OPEN_TABLES_OF = sa.select(sa.func.count()).where(
+    game_tables.c.created_by == sa.bindparam("created_by"), game_tables.c.status == "open"
+)
 # a table and its actions (`load_table`, when a node takes a table up):
 _TABLE_BY_ID = sa.select(game_tables).where(game_tables.c.id == sa.bindparam("table_id"))
 _ACTIONS_OF_TABLE = (
     sa.select(actions)
     .where(actions.c.table_id == sa.bindparam("table_id"))
     .order_by(actions.c.version)
+)
+_REVISION_OF_TABLE = sa.select(game_tables.c.revision).where(
+    game_tables.c.id == sa.bindparam("table_id")
 )
 
 
@@ -1132,14 +1153,22 @@ def player_rows(table: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-async def _sync_players(conn: AsyncConnection, table_id: str) -> None:
+async def _sync_players(
+    conn: AsyncConnection, table_id: str, table: sa.Row[Any] | None = None
+) -> None:
     """Write the table's `player_games` rows anew from its row (in the caller's
-    transaction): after it is made, its seats change or its game ends."""
-    row = (await conn.execute(_TABLE_FOR_PLAYERS, {"table_id": table_id})).first()
+    transaction): after it is made, its seats change or its game ends. `table`: its row
+    as the caller's statement just returned it (`RETURNING` every column, in the same
+    transaction), else it is read here."""
+    if table is None:
+        found = (await conn.execute(_TABLE_FOR_PLAYERS, {"table_id": table_id})).first()
+        values = None if found is None else dict(found._mapping)
+    else:
+        values = dict(table._mapping)
     await conn.execute(_DROP_PLAYERS, {"table_id": table_id})
-    if row is None:
+    if values is None:
         return
-    rows = player_rows(dict(row._mapping))
+    rows = player_rows(values)
     if rows:
         await conn.execute(_ADD_PLAYERS, rows)
 
@@ -1247,8 +1276,11 @@ def _append_statements(
 
 
 async def _require_user(conn: AsyncConnection, user_id: int) -> None:
-    if await conn.scalar(sa.select(users.c.id).where(users.c.id == user_id)) is None:
+    if await conn.scalar(_USER_EXISTS, {"user_id": user_id}) is None:
         raise NotFoundError(f"there is no user with id {user_id}")
+
+
+_USER_EXISTS = sa.select(users.c.id).where(users.c.id == sa.bindparam("user_id"))
 
 
 _CHANGEABLE = frozenset(TableChanges.__annotations__)
