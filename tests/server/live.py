@@ -233,7 +233,7 @@ def play_out(sockets: list[Socket], rng: random.Random, timeout: float = 300) ->
     deadline = time.monotonic() + timeout
     while not all(s.over for s in sockets):
         if time.monotonic() > deadline:
-            raise TimeoutError("game did not finish in time")
+            raise TimeoutError(f"game did not finish in time: {_stalled(sockets)}")
         moved = False
         for s in sockets:
             s.drain(0.001)
@@ -260,6 +260,21 @@ def play_out(sockets: list[Socket], rng: random.Random, timeout: float = 300) ->
                 if not s.over:
                     with contextlib.suppress(TimeoutError):
                         s.recv(0.2)
+
+
+def _stalled(sockets: list[Socket]) -> str:
+    """What each socket knew when a game stalled (for the failure's message): its version,
+    seat, the seats to move, its legal moves' count and the last messages it got."""
+    return "; ".join(
+        f"seat {s.seat} at version {s.version}, to move {(s.view or {}).get('current_seats')}, "
+        f"{len(s.legal)} legal, last messages {[_brief(m) for m in s.received[-6:]]}"
+        for s in sockets
+    )
+
+
+def _brief(message: dict[str, Any]) -> dict[str, Any]:
+    """A received message without its (long) view and legal moves."""
+    return {k: v for k, v in message.items() if k not in ("view", "legal", "table", "log")}
 
 
 def finished_record(

@@ -70,7 +70,7 @@ def _solo(player: Player, seed: int) -> tuple[str, int]:
     assert player.post(f"/api/tables/{table['id']}/start").status_code == 200
     sock = player.socket(table["id"])
     sock.recv()
-    play_out([sock], random.Random(seed))
+    play_out([sock], random.Random(seed), timeout=90)  # a few seconds; stalled, it says why
     total: int = sock.view["scores"][0]["total"]  # type: ignore[index]
     sock.close()
     return table["id"], total
