@@ -307,8 +307,6 @@ class IsmctsBot:
             depth = 0
             while not d.is_over() and depth < MAX_TREE_DEPTH:
                 mover = min(d.current_seats())
-                if mover == seat and policy is not None:
-                    break  # below the arms the tree holds the other seats' replies only
                 actions = d.legal_actions(mover)
                 if node.order is None:
                     node.order = _ranked(d, mover, actions, rng)
@@ -342,13 +340,8 @@ class IsmctsBot:
                 d.apply_unchecked(mover, action)
                 path.append(node)
                 depth += 1
-            if policy is not None:
-                # the other seats' turns the tree did not reach, finished by the rollout
-                # rule: every leaf is scored where the searcher's next turn begins
-                for _ in range(state.num_players):
-                    if d.is_over() or seat in d.current_seats():
-                        break
-                    _finish_turn(d, min(d.current_seats()), policy)
+            if policy is not None and not d.is_over():
+                _finish_turn(d, min(d.current_seats()), policy)
             result = rewards(d, self._evaluate)
             for n in path:
                 n.visits += 1
