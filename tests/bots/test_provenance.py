@@ -46,8 +46,13 @@ def test_a_clean_tree_records_its_commit_and_a_changed_one_says_so(tmp_path: Pat
     _git(tree, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "first")
     head = _git(tree, "rev-parse", "HEAD")
     assert _provenance_in(tree) == head
-    # a file outside the code (a run's own output) changes nothing
+    # a file outside the code (a run's own output) changes nothing, new or committed (a
+    # bot-elo run appends to its committed .jsonl while it plays)
     (tree / "benchmarks" / "games.jsonl").write_text("{}\n")
+    assert _provenance_in(tree) == head
+    (tree / "benchmarks" / "_provenance.py").write_text(
+        (tree / "benchmarks" / "_provenance.py").read_text() + "\n"
+    )
     assert _provenance_in(tree) == head
     # the code changed and not committed: the commit is not what made the data
     (tree / "src" / "bot.py").write_text("X = 2\n")
