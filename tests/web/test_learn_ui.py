@@ -240,19 +240,21 @@ def test_coffee_rush_tutorial(browser: Any, server: ServerProcess, artifacts: Pa
         page.click("#rush-stop")
         _step(page, "pour_ice")
         before = client.version
-        page.click("#my-hand .chip[data-ing='ice']")
+        # the ice is in the hand while the meeple moves; it is pourable once the stop's update
+        # is in (the tutorial moved on when the stop was sent), and a click before is not a pick
+        page.click("#my-hand .chip.legal[data-ing='ice']")
         page.click(".cup[data-seat='0'][data-cup='1']")
         _step(page, "pour_milk")  # the tutorial moves on when the move is sent, not played
         client.wait_change(before)
         assert client.version > before
         before = client.version
-        page.click("#my-hand .chip[data-ing='milk']")
+        page.click("#my-hand .chip.legal[data-ing='milk']")
         page.click(".cup[data-seat='0'][data-cup='1']")  # spoils the drink: explained, not sent
         page.wait_for_selector("#tutorial-wrong")
         client.screenshot(artifacts, "tutorial-rush-wrong", full_page=False)
         page.wait_for_timeout(300)
         assert client.version == before
-        page.click("#my-hand .chip[data-ing='milk']")
+        page.click("#my-hand .chip.legal[data-ing='milk']")
         page.click(".cup[data-seat='0'][data-cup='2']")
         _step(page, "serve")
         page.click("[data-serve^='serve 1 1 ']")
