@@ -67,6 +67,11 @@ def test_a_line_said_on_one_node_reaches_clients_on_the_other(site: Site) -> Non
         ) as lobby_a,
         connect(f"{two.ws_url}/ws/lobby", open_timeout=10) as lobby_b,
     ):
+        # each lobby socket joins its node's lobby before its first message (the tables and
+        # the chat's last lines): a line said earlier is in that message's history, not sent
+        # as a line, so both wait for it before the line is said
+        for lobby in (lobby_a, lobby_b):
+            assert json.loads(lobby.recv(timeout=10))["type"] == "tables"
         lobby_a.send(json.dumps({"type": "chat", "text": "lobby across nodes"}))
         deadline = time.monotonic() + 10
         while True:

@@ -34,17 +34,21 @@ def _rush_for_two(server: ServerProcess) -> tuple[str, Socket, Socket, Player]:
     return table["id"], a, b, alice
 
 
+def _same_version(socks: list[Socket], quiet: float = 0.01) -> None:
+    """Every socket on the newest version: on a busy machine one socket's update can come
+    later than another's, and a stale view names a mover that has already moved (or none)."""
+    for s in socks:
+        s.drain(quiet)
+    deadline = time.monotonic() + 10
+    while len({s.version for s in socks}) > 1 and time.monotonic() < deadline:
+        for s in socks:
+            s.drain(0.05)
+
+
 def _play_until(socks: list[Socket], rng: random.Random, done: Any) -> None:
     """Random legal moves for whoever may act, until `done(view)` holds."""
     for _ in range(200):
-        for s in socks:
-            s.drain(0.01)
-        # every socket on the newest version: on a busy machine one socket's update can
-        # come later than another's, and a stale view names a mover that has already moved
-        deadline = time.monotonic() + 10
-        while len({s.version for s in socks}) > 1 and time.monotonic() < deadline:
-            for s in socks:
-                s.drain(0.05)
+        _same_version(socks)
         view = socks[0].view
         assert view is not None
         if done(view):
@@ -190,8 +194,7 @@ def _cafe_actions_phase(server: ServerProcess, rng: random.Random) -> tuple[Sock
     a.recv()
     b.recv()
     for _ in range(100):  # the draft and both placements
-        for s in (a, b):
-            s.drain(0.02)
+        _same_version([a, b], 0.02)
         view = a.view
         assert view is not None
         if view["phase"] == "turns" and [s["stage"] for s in view["seats"]] == ["act"] * 2:
@@ -225,8 +228,7 @@ def _simultaneous_undo(a: Socket, b: Socket, rng: random.Random) -> bool:
     moves; the undo is refused. False if no seat made such a step with the other still to
     act."""
     for _ in range(10):
-        for s in (a, b):
-            s.drain(0.05)
+        _same_version([a, b], 0.05)
         movers = [s for s in (a, b) if [x for x in s.legal if x != "end"]]
         if len(movers) < 2:
             return False  # one seat has finished: nobody could move after the step
@@ -243,10 +245,10 @@ def _simultaneous_undo(a: Socket, b: Socket, rng: random.Random) -> bool:
     assert undone["type"] == "undo" and undone["undoable"] is False
     me.act(moved["move"]["action"])  # again, then the other seat moves after it
     assert _reply(me)["undoable"] is True
-    them.drain(0.1)
+    _same_version([me, them], 0.1)
     them.act(rng.choice(them.legal))
     assert _reply(them)["type"] == "update"
-    me.drain(0.1)
+    _same_version([me, them], 0.1)
     assert me.received[-1]["undoable"] is False
     me.undo()
     assert _reply(me)["code"] == "cannot_undo"

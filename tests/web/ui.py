@@ -338,7 +338,10 @@ def cafe_step(
         return "action"
     cells = page.locator("[data-area] .cell.clickable")
     n = cells.count()
-    if n and budget["actions"] < 10:
+    # the budget ends a round's actions with End; a choice that must be made before End is
+    # offered again (where a Produce's scarce cubes go, the rest of a delivery) is always
+    # made: without End on the page, a spent budget left the game stuck (CI: 300 s)
+    if n and (budget["actions"] < 10 or not page.locator("#end-turn").count()):
         if not click_center(page, cells.nth(rng.randrange(n)), vanish_ok=True, touch=client.touch):
             return None
         try:
@@ -373,9 +376,40 @@ def play_cafe_to_the_end(client: Client, seed: int, seconds: float) -> None:
     budget = {"actions": 0}
     deadline = time.monotonic() + seconds
     while not client.over():
-        assert time.monotonic() < deadline, "the game did not end in time"
+        assert time.monotonic() < deadline, f"the game did not end in time: {page_state(client)}"
         if cafe_step(client, rng, budget) is None:
             client.page.wait_for_timeout(50)
+
+
+def page_state(client: Client) -> dict[str, Any]:
+    """What a stuck game's page shows, for an assertion's message: whose turn, the version,
+    what could be clicked, and what went wrong on the way."""
+    page = client.page
+    shown = {
+        name: page.locator(selector).count()
+        for name, selector in {
+            "draft": "#draft [data-action]",
+            "auction": "#auction [data-action]",
+            "rotate": "#rotate",
+            "spots": ".spot",
+            "picks": "[data-area] .cell.pick",
+            "clickable": "[data-area] .cell.clickable",
+            "menu": "#action-menu",
+            "end": "#end-turn",
+        }.items()
+    }
+    instruction = None
+    with contextlib.suppress(Exception):
+        instruction = page.locator("#instruction").inner_text(timeout=1000)
+    return {
+        "version": client.version,
+        "mine": client.my_turn(),
+        "instruction": instruction,
+        "shown": shown,
+        "toasts": page.locator(".toast").all_inner_texts(),
+        "misses": client.misses[-5:],
+        "errors": client.errors[-5:],
+    }
 
 
 def shown_totals(page: Any) -> dict[int, int]:
