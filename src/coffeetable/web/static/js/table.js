@@ -358,6 +358,12 @@ export function tableView(tableId, { invite = null } = {}) {
   // focusing or tapping a line points at the cells or squares it names (renderer.pointAt).
   let pinned = null; // the line a tap fixed
   let hovered = null; // the line under the pointer or the keyboard focus
+  // where the pointer is over the log (null: elsewhere). A redraw replaces the lines under a
+  // pointer that has not moved, and the browser matches `:hover` on the new ones only at its
+  // next hover update, so the line under it is found by hit-testing this point instead
+  let pointer = null;
+  logBox.addEventListener("pointermove", (e) => { pointer = { x: e.clientX, y: e.clientY }; });
+  logBox.addEventListener("pointerleave", () => { pointer = null; });
 
   function groupTitle(group, index, count) {
     if (group.kind === "setup") return t("logview.setup");
@@ -415,6 +421,7 @@ export function tableView(tableId, { invite = null } = {}) {
     },
     h("span", { class: "dot", style: { background: `var(--seat-${entry.seat})` } }),
     h("span", {}, lineWords(line)));
+    li.logLine = line; // what a redraw's hit test finds under the pointer
     return li;
   }
 
@@ -436,6 +443,17 @@ export function tableView(tableId, { invite = null } = {}) {
   }
 
   function renderLog() {
+    // the log follows the new lines when it is first shown (or opened) and when it was at
+    // the bottom, unless the pointer is on it: a reader scrolled up, or pointing at a line,
+    // keeps the place (the line under the pointer would otherwise move away from it)
+    const old = logBox.querySelector("#log-lines");
+    const fresh = !old || !old.clientHeight;
+    const follow = fresh || (!pointer && old.scrollHeight - old.scrollTop - old.clientHeight < 40);
+    const top = old ? old.scrollTop : 0;
+    // a line focused from the keyboard is replaced too: the new line that holds its last
+    // move takes the focus (a merged line may have grown meanwhile)
+    const focused = logBox.contains(document.activeElement) ? document.activeElement.logLine : null;
+    const pointed = hovered;
     const groups = model.table ? groupLog(model.log, model.table.game) : [];
     if (pinned && !model.log.includes(pinned.entries[pinned.entries.length - 1])) pinned = null;
     const whole = model.log.length < 200; // the server sends the last 200 moves
@@ -447,18 +465,21 @@ export function tableView(tableId, { invite = null } = {}) {
       h("ol", { class: "log-group-lines" }, group.lines.map(logLine)),
       summaries.has(i) ? summaryBox(summaries.get(i), whole) : null)));
     mount(logBox, foldTitle("log", "table.log"), list);
-    list.scrollTop = list.scrollHeight;
-    if (hovered && !list.querySelector(".log-line:hover, .log-line:focus")) point(null); // the pointer left meanwhile
+    list.scrollTop = follow ? list.scrollHeight : top;
+    const last = focused && focused.entries[focused.entries.length - 1];
+    const again = last && [...list.querySelectorAll("li.log-line")].find((li) => li.logLine.entries.includes(last));
+    if (again) again.focus({ preventScroll: true });
+    if (pointed || focused) {
+      // the line now under the pointer keeps the cells marked, else the focused line; neither
+      // (the pointer left, or the log moved away from under it): nothing is pointed at
+      const under = pointer && document.elementFromPoint(pointer.x, pointer.y)?.closest(".log-line");
+      point(under && list.contains(under) ? under.logLine : again ? again.logLine : null);
+    }
   }
 
   function appendLog(entry) {
     model.log.push(entry);
-    const list = logBox.querySelector("#log-lines");
-    const atBottom = !list || list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-    const top = list ? list.scrollTop : 0;
     renderLog();
-    const again = logBox.querySelector("#log-lines");
-    if (again && !atBottom) again.scrollTop = top;
   }
 
   // ---- end screen ----------------------------------------------------------------------------------
