@@ -4,8 +4,11 @@
         Café solo: mean, spread and the distribution over the rulebook's rating table.
     python3 benchmarks/bots_strength.py h2h coffee-rush ismcts:hard greedy --games 100
         Two-player head-to-head, seats alternated on shared deals: win share, 95 % interval,
-        and each seat's mean. With the same bot twice (`h2h cafe greedy greedy`), a deal a
-        game and each seat's mean: equal bots should score alike at every seat.
+        each bot's mean score and the first's margin. With the same bot twice (`h2h cafe
+        greedy greedy`), a deal a game and each seat's mean: equal bots should score alike at
+        every seat. `--players 3` or `4`: the first bot in one seat and the second in the
+        others, the first taking every seat in turn on each deal; its win share beside the 1/N
+        of equal bots, and its margin over the best of the others.
     python3 benchmarks/bots_strength.py speed
         ISMCTS iterations per second per game, and decision time per level.
     python3 benchmarks/bots_strength.py ranking --games 40 --decks 4 --out turns.jsonl
@@ -283,28 +286,40 @@ def solo(args: argparse.Namespace) -> None:
 def h2h(args: argparse.Namespace) -> None:
     print(_gauge(), flush=True)
     jobs = []
+    n_seats = args.players
     same = args.a == args.b  # a bot against itself: a deal a game (the seats are the point)
     for g in range(args.games):
-        specs = [args.a, args.b] if g % 2 == 0 else [args.b, args.a]
-        jobs.append((args.game, specs, args.seed + (g if same else g // 2), {}))
+        # `a` in one seat, `b` in the others; on each deal `a` takes every seat in turn (with
+        # 2 players: [a, b], then [b, a])
+        specs = [args.b] * n_seats
+        specs[g % n_seats] = args.a
+        jobs.append((args.game, specs, args.seed + (g if same else g // n_seats), {}))
     start = time.perf_counter()
 
     def summary(out: list[dict[str, Any]]) -> str:
         if same:
             return f"{len(out)} games; {by_seat(out)}"
-        points = {args.a: 0.0, args.b: 0.0}
-        scores: dict[str, list[int]] = {args.a: [], args.b: []}
+        points = 0.0  # a's wins, a tie's shared
+        mine: list[int] = []
+        theirs: list[int] = []
+        margins: list[int] = []  # a's score less the best of the others'
         for r in out:
-            for seat, spec in enumerate(r["specs"]):
-                scores[spec].append(r["scores"][seat])
-                if seat in r["winners"]:
-                    points[spec] += 1 / len(r["winners"])
+            seat = r["specs"].index(args.a)
+            if seat in r["winners"]:
+                points += 1 / len(r["winners"])
+            others = [x for s, x in enumerate(r["scores"]) if s != seat]
+            mine.append(r["scores"][seat])
+            theirs += others
+            margins.append(r["scores"][seat] - max(others))
         n = len(out)
-        p = points[args.a] / n
+        p = points / n
         low, high = _wilson(p, n)
+        even = f" (equal bots: {1 / n_seats:.0%})" if n_seats > 2 else ""
+        spread = f" ± {statistics.stdev(margins) / math.sqrt(n):.2f}" if n > 1 else ""
         return (
-            f"{args.a} wins {p:.1%} of {n} (95 % CI {low:.1%}-{high:.1%}); mean scores "
-            f"{statistics.fmean(scores[args.a]):.2f} vs {statistics.fmean(scores[args.b]):.2f}"
+            f"{args.a} wins {p:.1%} of {n}{even} (95 % CI {low:.1%}-{high:.1%}); mean scores "
+            f"{statistics.fmean(mine):.2f} vs {statistics.fmean(theirs):.2f}; "
+            f"margin over the best other {statistics.fmean(margins):+.2f}{spread}"
         )
 
     def by_seat(out: list[dict[str, Any]]) -> str:
@@ -313,13 +328,13 @@ def h2h(args: argparse.Namespace) -> None:
         return "; ".join(
             f"seat {seat} mean {statistics.fmean(r['scores'][seat] for r in out):.2f}, "
             f"wins {sum(1 / len(r['winners']) for r in out if seat in r['winners']):g}"
-            for seat in range(2)
+            for seat in range(n_seats)
         )
 
     out = _run(jobs, args.workers, summary)
     print(
-        f"{args.game}: {args.a} vs {args.b}, {len(out)} games: {summary(out)}; "
-        f"{time.perf_counter() - start:.0f} s"
+        f"{args.game}, {n_seats} players: {args.a} vs {args.b}, {len(out)} games: "
+        f"{summary(out)}; {time.perf_counter() - start:.0f} s"
     )
     if not same:
         print(f"  by seat: {by_seat(out)}")
@@ -696,6 +711,13 @@ def main() -> None:
     p.add_argument("a")
     p.add_argument("b")
     p.add_argument("--games", type=int, default=100)
+    p.add_argument(
+        "--players",
+        type=int,
+        default=2,
+        choices=[2, 3, 4],
+        help="a in one seat, b in the others; on each deal a takes every seat in turn",
+    )
     p = sub.add_parser("cards")
     p.add_argument("--bot", default="greedy")
     p.add_argument("--players", type=int, default=1, choices=[1, 2, 3, 4])

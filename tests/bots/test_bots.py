@@ -1152,6 +1152,12 @@ def test_make_bot_names_and_levels() -> None:
     assert make_bot("ismcts:2.5s").limit == Limit(time=2.5)
     assert make_bot("ismcts:200i").limit == Limit(iterations=200)
     assert make_bot("ismcts:200i").name == "ismcts:200i"
+    # greedy with a beam of another width (a research bot; the server seats none)
+    wide = make_bot("Greedy:W24", 3)
+    assert isinstance(wide, GreedyBot) and wide.width == 24 and wide.name == "greedy:w24"
+    assert (
+        make_bot("greedy").width == 6 and make_bot("greedy:w6+learned").name == "greedy:w6+learned"
+    )
 
 
 def test_make_bot_seeds() -> None:
@@ -1169,6 +1175,10 @@ def test_make_bot_seeds() -> None:
         ("", "unknown bot"),
         ("greedy:hard", "unknown bot 'greedy:hard'"),
         ("random:1", "unknown bot"),
+        ("greedy:w0", "unknown bot 'greedy:w0'"),
+        ("greedy:w", "unknown bot"),
+        ("greedy:w²", "unknown bot"),
+        ("greedy:24", "unknown bot"),
         ("ismcts:fast", "unknown level 'fast'"),
         ("ismcts:i", "unknown level"),
         ("ismcts:s", "unknown level"),

@@ -52,7 +52,8 @@ BOT_NAMES = ("random", "greedy", "ismcts")
 
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:
-    """A bot from its name: `random`, `greedy`, `ismcts` (level medium), `ismcts:easy`,
+    """A bot from its name: `random`, `greedy` (`greedy:w24`: its beam 24 wide instead of
+    greedy.WIDTH), `ismcts` (level medium), `ismcts:easy`,
     `ismcts:hard`, or `ismcts:2.5s` / `ismcts:500i` for a time / iteration budget. A
     `+learned` suffix (`greedy+learned`, `ismcts:hard+learned`) makes greedy and ISMCTS
     judge complete turns by the newest learned value model fitted on the game's number of
@@ -70,10 +71,14 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
         return RandomBot(seed)
     if name == "greedy" and not level:
         return GreedyBot(seed, learned=learned)
+    if name == "greedy" and level[:1] == "w" and level[1:].isdecimal() and int(level[1:]) > 0:
+        bot = GreedyBot(seed, width=int(level[1:]), learned=learned)
+        bot.name = label  # a beam of another width than greedy's own (a research bot)
+        return bot
     if name == "ismcts":
         return IsmctsBot(seed, parse_level(level or "medium"), label=label, learned=learned)
     raise DataError(
-        f"unknown bot {spec!r}; bots: random, greedy[+learned], "
+        f"unknown bot {spec!r}; bots: random, greedy[:wWIDTH][+learned], "
         "ismcts[:easy|medium|hard|SECONDSs|ITERATIONSi][+learned]"
     )
 
