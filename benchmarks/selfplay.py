@@ -1,15 +1,19 @@
-"""Self-play positions for a learned Café value (docs/bots.md, "The learned value").
+"""Self-play positions for a learned value (docs/bots.md, "The learned value").
 
     python3 benchmarks/selfplay.py --out positions.npz --games 200 --players 1 \\
-        --bots greedy --workers 1 [--seconds 600] [--seed 20000] [--redis URL]
+        --bots greedy --workers 1 [--seconds 600] [--seed 20000] [--redis URL] \\
+        [--game cafe|coffee-rush]
 
-Plays Café games with the bots (game g: bot `bots[g % len(bots)]` in every seat, deal
+Plays games of `--game` (Café by default) with the bots (game g: bot `bots[g % len(bots)]` in every seat, deal
 `seed + g`) and writes, for the seat that acted after each of its steps (`turn_end` 1 where
-the step ended its turn, its part of a round: the positions a bot compares), the features
-`coffeetable.bots.learned.cafe_features` gives from that seat's own information, and the game's outcome for it: its final score, its margin over the best other
+the step ended its turn, its part of a round: the positions a bot compares; with `--others`
+also every other seat where a turn ends, `turn_end` 2: where a search scores its leaves), the features
+the game's `coffeetable.bots.learned.FEATURES` give from that seat's own information (Café:
+`cafe_features`, Coffee Rush: `rush_features`), and the game's outcome for it: its final score, its margin over the best other
 seat and its share of the win (solo: margin 0, win 1). The file (numpy .npz, compressed)
 holds `x` (positions x features, float32), the `command` that began it, `final`, `margin`,
-`win`, `game` (the deal), `seat`, `round`, `players`, `turn_end`, the feature names, the bots, the deck's sha256 and each deal's bot.
+`win`, `game` (the deal), `seat`, `round`, `players`, `turn_end`, the feature names, the bots,
+the game's name (`game_name`), the deck's sha256 and each deal's bot.
 
 Resumable: with an existing `--out`, the deals already in it are skipped and the new games
 are added (same bots and deck required). Bounded by `--games` (deals seed .. seed+games-1)
@@ -41,7 +45,7 @@ import numpy as np
 
 from coffeetable import find_game
 from coffeetable.bots import make_bot
-from coffeetable.bots.learned import CAFE_FEATURES, deck_sha256
+from coffeetable.bots.learned import FEATURES, deck_sha256
 from coffeetable.bots.selfplay import Job, SelfPlayQueue, play, run_workers
 from coffeetable.core.errors import DataError
 
@@ -79,7 +83,7 @@ def _merge(
             values = (final, margin, win, r["deal"], seat, rnd, players, end)
             for c, v in zip(COLUMNS, values, strict=True):
                 cols[c].append(v)
-    width = len(CAFE_FEATURES)
+    width = len(meta["features"])
     new = {
         "x": np.asarray(xs, dtype=np.float32).reshape(-1, width),
         **{
@@ -105,6 +109,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=100, help="deals seed .. seed+games-1")
     parser.add_argument("--seconds", type=float, default=None, help="start no game after this")
     parser.add_argument("--players", type=int, default=1, choices=[1, 2, 3, 4])
+    parser.add_argument("--game", default="cafe", choices=sorted(FEATURES))
+    parser.add_argument(
+        "--others",
+        action="store_true",
+        help="where a turn ends, keep the other seats' features too (turn_end 2)",
+    )
     parser.add_argument("--bots", default="greedy", help="bots, by turns of deals")
     parser.add_argument("--seed", type=int, default=20000)
     parser.add_argument(
@@ -130,9 +140,15 @@ def main(argv: list[str] | None = None) -> None:
             make_bot(spec)
     except DataError as exc:
         parser.error(str(exc))
-    probe = find_game("cafe").new_initial_state(args.players, args.seed, {})
+    try:
+        probe = find_game(args.game).new_initial_state(args.players, args.seed, {})
+    except DataError as exc:
+        parser.error(str(exc))
+    features = FEATURES[args.game][0]
     meta = {
-        "features": np.asarray(CAFE_FEATURES),
+        "features": np.asarray(features),
+        "game_name": np.asarray(args.game),
+        "others": np.asarray(int(args.others)),
         "bots": np.asarray(specs),
         "deck_sha256": np.asarray(deck_sha256(probe) or ""),
         # how the file was begun (a resumed run keeps the first command)
@@ -145,13 +161,19 @@ def main(argv: list[str] | None = None) -> None:
     data = load(args.out) if os.path.exists(args.out) else None
     done: set[int] = set()
     if data is not None:
-        if list(data["features"]) != list(CAFE_FEATURES) or str(data["deck_sha256"]) != str(
-            meta["deck_sha256"]
+        if (
+            list(data["features"]) != list(features)
+            or str(data.get("game_name", "cafe")) != args.game
+            or int(data.get("others", 0)) != int(args.others)
+            or str(data["deck_sha256"]) != str(meta["deck_sha256"])
         ):
-            sys.exit(f"{args.out}: made with other features or another deck; use a new file")
+            sys.exit(
+                f"{args.out}: made with other features, another deck or game, or without "
+                "--others where this run has it (or the other way); use a new file"
+            )
         done = {int(d) for d in data["deals"]}
     jobs = [
-        Job(specs[g % len(specs)], args.seed + g, args.players)
+        Job(specs[g % len(specs)], args.seed + g, args.players, args.game, args.others)
         for g in range(args.games)
         if args.seed + g not in done
     ]

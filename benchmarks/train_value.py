@@ -1,9 +1,10 @@
-"""Train a learned Café value on self-play positions (docs/bots.md, "The learned value").
+"""Train a learned value on self-play positions (docs/bots.md, "The learned value").
 
     python3 benchmarks/train_value.py positions.npz [more.npz ...] --players 1 \\
         --hidden 32 --epochs 200 [--save 2]
 
-Fits the final score of a seat from its features (benchmarks/selfplay.py writes them) with
+Fits the final score of a seat from its features (benchmarks/selfplay.py writes them, for
+the game named in the files: Café or Coffee Rush) with
 three models, and reports each one's error on held-out games (a fifth of the deals, chosen
 by the deal's number, never seen in training: positions of one game are alike, so a split by
 position would flatter every model), at their turn ends (the positions bots compare); the
@@ -15,8 +16,9 @@ models learn from every step's position unless `--turn-ends-only`:
   with early stopping on a slice of the training games.
 
 Errors are root mean squared, in points, overall and per round. `--save N` writes the best
-of ridge and mlp on the held-out games as model `cafe-value` version N into
-src/coffeetable/bots/models/ (`cafe-value-vN.json`, weights, and `cafe-value-vN.toml`,
+of ridge and mlp on the held-out games as the game's model (`cafe-value`, `rush-value`:
+learned.DEFAULT_MODEL) version N into src/coffeetable/bots/models/ (`NAME-vN.json`, weights,
+and `NAME-vN.toml`,
 provenance: the command, the code's commit, the deck's sha256, the games, the date, the
 errors). Needs numpy (the `rl` extra).
 """
@@ -35,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 from _provenance import commit
 
-from coffeetable.bots.learned import CAFE_FEATURES, ValueModel
+from coffeetable.bots.learned import DEFAULT_MODEL, FEATURES, ValueModel
 
 Array = npt.NDArray[np.float64]
 MODELS = pathlib.Path(__file__).resolve().parents[1] / "src" / "coffeetable" / "bots" / "models"
@@ -45,10 +47,15 @@ HELD_OUT = 5  # one deal in HELD_OUT is held out (by its number)
 def read(paths: list[str], players: set[int], turn_ends_only: bool) -> dict[str, Any]:
     parts: list[dict[str, Any]] = []
     sha = None
+    game = None
     for path in paths:
         with np.load(path, allow_pickle=False) as data:
             d = {k: data[k] for k in data.files}
-        if list(d["features"]) != list(CAFE_FEATURES):
+        name = str(d.get("game_name", "cafe"))  # files from before the name was kept: Café
+        if game is not None and name != game:
+            sys.exit(f"{path}: positions of {name}, the first file's are of {game}")
+        game = name
+        if name not in FEATURES or list(d["features"]) != list(FEATURES[name][0]):
             sys.exit(f"{path}: made with other features than this code's")
         if sha is not None and str(d["deck_sha256"]) != sha:
             sys.exit(f"{path}: another deck than the first file's")
@@ -61,6 +68,7 @@ def read(paths: list[str], players: set[int], turn_ends_only: bool) -> dict[str,
         keep &= out["turn_end"] == 1
     out = {k: v[keep] for k, v in out.items()}
     out["deck_sha256"] = sha
+    out["game_name"] = game
     out["bots"] = sorted({str(b) for p in parts for b in p["bots"]})
     out["deals"] = len({int(g) for g in out["game"]})
     out["commands"] = [str(p["command"]) for p in parts if "command" in p]
@@ -164,7 +172,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--turn-ends-only", action="store_true", help="train on turn ends only")
     parser.add_argument(
-        "--save", type=int, metavar="VERSION", help="write model cafe-value-vVERSION"
+        "--save", type=int, metavar="VERSION", help="write the game's model NAME-vVERSION"
     )
     args = parser.parse_args(argv)
     players = {int(p) for p in args.players.split(",")}
@@ -187,10 +195,10 @@ def main(argv: list[str] | None = None) -> None:
     # the hand-written evaluation, calibrated by a line on the training games
     e = x[:, 0]
     a, b = np.polyfit(e[~held_games], y[~held_games], 1)
-    pred = a * e + b
+    calibrated = a * e + b
     results["evaluation"] = {
-        "rmse": rmse(pred[held], y[held]),
-        "rounds": by_round(pred[held], y[held], rounds[held]),
+        "rmse": rmse(calibrated[held], y[held]),
+        "rounds": by_round(calibrated[held], y[held], rounds[held]),
     }
     results["evaluation raw"] = {"rmse": rmse(e[held], y[held])}
     w, c = fit_ridge(z[~held_games], t[~held_games], args.alpha)
@@ -199,6 +207,8 @@ def main(argv: list[str] | None = None) -> None:
         "rmse": rmse(ridge_pred[held], y[held]),
         "rounds": by_round(ridge_pred[held], y[held], rounds[held]),
     }
+    # with selfplay.py --others: the other seats where a turn ends (a search's leaves)
+    held_others = held_games & (data["turn_end"] == 2)
     layers, history = fit_mlp(
         z[train], t[train], z[val_slice], t[val_slice], args.hidden, args.epochs, args.seed
     )
@@ -214,6 +224,12 @@ def main(argv: list[str] | None = None) -> None:
         f"held out {len({int(g) for g in games[held]})} games ({int(held.sum())} turn ends); "
         f"final score mean {y.mean():.2f}, stdev {y.std():.2f}"
     )
+    if held_others.any():
+        for name, pred in (("evaluation", calibrated), ("ridge", ridge_pred), ("mlp", mlp_pred)):
+            print(
+                f"  {name:15s} held-out RMSE {rmse(pred[held_others], y[held_others]):.3f} "
+                f"at the other seats' turn ends ({int(held_others.sum())})"
+            )
     for name, r in results.items():
         rounds_text = ", ".join(f"r{k} {v}" for k, v in r.get("rounds", {}).items())
         print(
@@ -222,19 +238,20 @@ def main(argv: list[str] | None = None) -> None:
         )
     if args.save is None:
         return
+    game = data["game_name"]
+    features = FEATURES[game][0]
+    name = DEFAULT_MODEL[game]
     use_mlp = results["mlp"]["rmse"] <= results["ridge"]["rmse"]
     if use_mlp:
         model_layers = [(layers[0][0], layers[0][1]), (layers[1][0], layers[1][1])]
     else:
         model_layers = [(w[None, :], np.array([c]))]
-    kind = (
-        f"mlp {len(CAFE_FEATURES)}-{args.hidden}-1 (tanh), Adam" if use_mlp else "ridge regression"
-    )
+    kind = f"mlp {len(features)}-{args.hidden}-1 (tanh), Adam" if use_mlp else "ridge regression"
     model = ValueModel(
-        name="cafe-value",
+        name=name,
         version=args.save,
-        game="cafe",
-        features=CAFE_FEATURES,
+        game=game,
+        features=features,
         deck_sha256=data["deck_sha256"],
         players=tuple(sorted(players)),
         mean=tuple(float(v) for v in mean),
@@ -251,11 +268,11 @@ def main(argv: list[str] | None = None) -> None:
     check = model.predict([float(v) for v in x[0]])
     expected = (mlp_pred if use_mlp else ridge_pred)[0]
     assert abs(check - expected) < 1e-6 * max(1.0, abs(expected)), (check, expected)
-    stem = MODELS / f"cafe-value-v{args.save}"
+    stem = MODELS / f"{name}-v{args.save}"
     stem.with_suffix(".json").write_text(json.dumps(model.to_json()) + "\n", encoding="utf-8")
     chosen = "mlp" if use_mlp else "ridge"
     lines = [
-        f"# provenance of cafe-value-v{args.save}.json (written by benchmarks/train_value.py)",
+        f"# provenance of {name}-v{args.save}.json (written by benchmarks/train_value.py)",
         f'model = "{kind}"',
         'target = "the seat\'s final score (points), from its features after each of its steps"',
         f'command = "{shlex.join(["python3", "benchmarks/train_value.py", *(argv if argv is not None else sys.argv[1:])])}"',

@@ -13,7 +13,13 @@ import pytest
 from coffeetable import find_game
 from coffeetable.bots import learned, make_bot
 from coffeetable.bots.base import NEWEST, parse_learned
-from coffeetable.bots.learned import CAFE_FEATURES, ValueModel, cafe_features
+from coffeetable.bots.learned import (
+    CAFE_FEATURES,
+    RUSH_FEATURES,
+    ValueModel,
+    cafe_features,
+    rush_features,
+)
 from coffeetable.core.errors import DataError
 from coffeetable.core.game import State
 from tests.bots.test_bots import (
@@ -25,20 +31,23 @@ from tests.bots.test_bots import (
     no_peek_state,
 )
 
-CAFE_NO_PEEK = [p for p in NO_PEEK_POSITIONS if p[0] == "cafe"]
+RUSH_NO_PEEK_ISMCTS = "ismcts:150i"  # test_bots.py's budget for Coffee Rush's teeth
 
 
-def random_model(players: tuple[int, ...] = (1, 2, 3, 4), hidden: int = 8) -> ValueModel:
-    """A model with random weights for the default deck: it ranks turns unlike the
+def random_model(
+    players: tuple[int, ...] = (1, 2, 3, 4), hidden: int = 8, game: str = "cafe"
+) -> ValueModel:
+    """A model with random weights for the game's default deck: it ranks turns unlike the
     hand-written evaluation, so a bot that uses it plays differently."""
     rng = random.Random(7)
-    width = len(CAFE_FEATURES)
-    state = find_game("cafe").new_initial_state(1, 1, {})
+    features = learned.FEATURES[game][0]
+    width = len(features)
+    state = find_game(game).new_initial_state(2, 1, {})
     return ValueModel(
-        name="cafe-value",
+        name=learned.DEFAULT_MODEL[game],
         version=99,
-        game="cafe",
-        features=CAFE_FEATURES,
+        game=game,
+        features=features,
         deck_sha256=learned.deck_sha256(state) or "",
         players=players,
         mean=tuple(0.0 for _ in range(width)),
@@ -63,46 +72,89 @@ def model(monkeypatch: pytest.MonkeyPatch) -> ValueModel:
     return made
 
 
-@pytest.mark.parametrize(("game", "players", "options", "steps"), CAFE_NO_PEEK)
+@pytest.fixture
+def models(monkeypatch: pytest.MonkeyPatch) -> dict[str, ValueModel]:
+    """A random model for each game, each used where its game is played."""
+    made = {
+        "cafe-value": random_model(),
+        "rush-value": random_model(players=(2, 3, 4), game="coffee-rush"),
+    }
+    monkeypatch.setattr(learned, "load_model", lambda name, version=None: made.get(name))
+    _a_rush_model_file(monkeypatch)
+    return made
+
+
+def _a_rush_model_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shipped models, and a version of `rush-value` whether or not one is shipped."""
+    shipped = learned.model_files()
+    monkeypatch.setattr(learned, "model_files", lambda: {**shipped, "rush-value": [99]})
+
+
+@pytest.mark.parametrize(("game", "players", "options", "steps"), NO_PEEK_POSITIONS)
 def test_features_read_only_the_seats_own_information(
     game: str, players: int, options: dict[str, Any], steps: int
 ) -> None:
+    """Café: the seat's own area and hand; Coffee Rush: its board and the public counts.
+    Another order of the hidden cards gives the same features."""
+    names, features_of = learned.FEATURES[game]
     state = no_peek_state(game, players, options, steps)
     copies = no_peek_copies(state, steps)
     for seat in range(players):
-        features = cafe_features(state, seat)
-        assert len(features) == len(CAFE_FEATURES)
+        features = features_of(state, seat)
+        assert len(features) == len(names)
         assert all(math.isfinite(v) for v in features)
         for copy in copies:
-            assert cafe_features(copy, seat) == features
+            assert features_of(copy, seat) == features
 
 
-@pytest.mark.parametrize(("game", "players", "options", "steps"), CAFE_NO_PEEK)
+def test_rush_features_follow_the_seats_board() -> None:
+    """Each count is the seat's own: a finished game's features are its score's parts."""
+    state = find_game("coffee-rush").new_initial_state(2, 3, {})
+    rng = random.Random(3)
+    while not state.is_over():
+        seat = min(state.current_seats())
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    for seat, score in enumerate(state.scores()):
+        named = dict(zip(RUSH_FEATURES, rush_features(state, seat), strict=True))
+        assert named["score_now"] == score.total
+        assert named["completed"] == len(state.completed[seat])  # type: ignore[attr-defined]
+        assert named["penalties"] == len(state.penalties[seat])  # type: ignore[attr-defined]
+        assert named["deck_left"] == len(state.deck)  # type: ignore[attr-defined]
+        assert named["closed"] == 1.0 and named["players"] == 2
+
+
+@pytest.mark.parametrize(("game", "players", "options", "steps"), NO_PEEK_POSITIONS)
 def test_model_bots_do_not_peek_at_hidden_cards(
-    game: str, players: int, options: dict[str, Any], steps: int, model: ValueModel
+    game: str, players: int, options: dict[str, Any], steps: int, models: dict[str, ValueModel]
 ) -> None:
     """The no-peek test of test_bots.py, for the bots that judge turns by a learned value."""
     state = no_peek_state(game, players, options, steps)
+    assert learned.evaluator(state) is not None  # a model judges here
     copies = no_peek_copies(state, steps)
     seats = decision_seats(state)
-    for spec in ("greedy+learned", f"{NO_PEEK_CAFE_ISMCTS}+learned"):
-        for seat in seats[:1] if spec.startswith("ismcts") else seats:
+    search = NO_PEEK_CAFE_ISMCTS if game == "cafe" else RUSH_NO_PEEK_ISMCTS
+    for spec in ("greedy+learned", f"{search}+learned"):
+        # ISMCTS on Café's simultaneous turns: one seat is enough (and cheaper)
+        for seat in seats[:1] if spec.startswith("ismcts") and game == "cafe" else seats:
             expected = decide(spec, state, seat)
             for copy in copies:
                 assert decide(spec, copy, seat) == expected, (spec, seat)
 
 
+@pytest.mark.parametrize(
+    ("position", "search"), [(4, NO_PEEK_CAFE_ISMCTS), (7, RUSH_NO_PEEK_ISMCTS)]
+)
 def test_the_model_no_peek_test_has_teeth(
-    model: ValueModel, monkeypatch: pytest.MonkeyPatch
+    position: int, search: str, models: dict[str, ValueModel], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Were the model's features read from a search on the real hidden cards, the permuted
     copies would change the decision here: the test above can fail."""
-    game, players, options, steps = NO_PEEK_POSITIONS[4]
+    game, players, options, steps = NO_PEEK_POSITIONS[position]
     state = no_peek_state(game, players, options, steps)
     copies = no_peek_copies(state, steps)
     seat = decision_seats(state)[0]
     monkeypatch.setattr(type(state), "resample_hidden", lambda self, seat, rng: self.clone())
-    spec = f"{NO_PEEK_CAFE_ISMCTS}+learned"
+    spec = f"{search}+learned"
     expected = decide(spec, state, seat)
     assert any(decide(spec, copy, seat) != expected for copy in copies)
 
@@ -113,10 +165,16 @@ def _greedy_choice(spec: str, state: State, seat: int) -> tuple[str, dict[str, A
     return action.notation(), info
 
 
-def test_greedy_uses_the_model_where_it_fits(model: ValueModel) -> None:
+@pytest.mark.parametrize(
+    ("game", "players", "steps"),
+    [("cafe", 1, (8, 12, 20, 30)), ("coffee-rush", 2, (16, 30, 52, 70))],
+)
+def test_greedy_uses_the_model_where_it_fits(
+    game: str, players: int, steps: tuple[int, ...], models: dict[str, ValueModel]
+) -> None:
     differs = 0
-    for steps in (8, 12, 20, 30):
-        state = no_peek_state("cafe", 1, {}, steps)
+    for k in steps:
+        state = no_peek_state(game, players, {}, k)
         seat = decision_seats(state)[0]
         plain, plain_info = _greedy_choice("greedy", state, seat)
         chosen, info = _greedy_choice("greedy+learned", state, seat)
@@ -143,7 +201,17 @@ def test_without_a_fitting_model_the_bots_play_as_before(monkeypatch: pytest.Mon
     assert learned.evaluator(state) is None  # a 2-player game
     assert _greedy_choice("greedy+learned", state, seat) == expected
     rush = no_peek_state("coffee-rush", 2, {}, 16)
-    assert learned.evaluator(rush) is None  # no model for Coffee Rush
+    _a_rush_model_file(monkeypatch)
+    every_count = random_model()  # a Café model never judges Coffee Rush
+    monkeypatch.setattr(learned, "load_model", lambda name, version=None: every_count)
+    assert learned.evaluator(rush) is None
+    rush_model = random_model(players=(3, 4), game="coffee-rush")
+    monkeypatch.setattr(learned, "load_model", lambda name, version=None: rush_model)
+    assert learned.evaluator(rush) is None  # fitted on 3 and 4 players, not 2
+    monkeypatch.setattr(
+        learned, "load_model", lambda name, version=None: random_model(game="coffee-rush")
+    )
+    assert learned.evaluator(rush) is not None
 
 
 def test_evaluator_scores_finished_games_exactly(model: ValueModel) -> None:
@@ -200,6 +268,11 @@ def test_shipped_models_load_with_their_provenance() -> None:
             for key in ("command", "commit", "deck_sha256", "games", "date", "held_out_rmse"):
                 assert key in made.provenance, (name, version, key)
             assert made.provenance["deck_sha256"] == made.deck_sha256
+            # fitted on the game's default deck: a game of its player count is judged by it
+            players = made.players[0]
+            state = find_game(made.game).new_initial_state(players, 1, {})
+            assert learned.DEFAULT_MODEL[made.game] == name
+            assert learned.evaluator(state, version) is not None, (name, version)
     assert learned.load_model("no-such-model") is None
     assert learned.load_model("cafe-value", 10**6) is None
 

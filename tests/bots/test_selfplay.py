@@ -46,7 +46,32 @@ JOBS = [
     Job("random", 702, 2),
     Job("random", 703, 3),
     Job("random", 704, 1),
+    Job("greedy", 705, 2, "coffee-rush", others=True),
 ]
+
+
+def test_a_coffee_rush_job_gives_its_games_features() -> None:
+    from coffeetable.bots.learned import RUSH_FEATURES
+
+    result = play(Job("greedy", 750, 2, "coffee-rush"))
+    assert result == play(Job("greedy", 750, 2, "coffee-rush"))  # decided by the job alone
+    assert {len(f) for _, _, _, f in result["rows"]} == {len(RUSH_FEATURES)}
+    assert {s for s, _, _, _ in result["rows"]} == {0, 1}
+    turn_ends = [f for s, _, e, f in result["rows"] if e]
+    assert turn_ends and len(turn_ends) < len(result["rows"])
+    assert len(result["scores"]) == 2 and result["winners"]
+    # the digest a worker checks is the game's: Café's is the one older workers compute
+    assert selfplay.code_digest() == selfplay.code_digest("cafe")
+    assert selfplay.code_digest("coffee-rush") != selfplay.code_digest("cafe")
+    # with `others`, every other seat is kept where a turn ends too (flag 2)
+    both = play(Job("greedy", 750, 2, "coffee-rush", others=True))
+    assert [r for r in both["rows"] if r[2] != 2] == result["rows"]
+    ends = [(s, f) for s, _, e, f in both["rows"] if e == 1]
+    others = [(s, f) for s, _, e, f in both["rows"] if e == 2]
+    assert len(others) == len(ends)
+    assert all(o != s for (s, _), (o, _) in zip(ends, others, strict=True))
+    with pytest.raises(DataError, match="no learned features"):
+        play(Job("greedy", 750, 2, "no-such-game"))
 
 
 @pytest.mark.slow  # self-play through two worker processes (~11 s idle): CI's slow pass
@@ -136,7 +161,7 @@ def test_a_worker_with_other_features_refuses(prefix: str) -> None:
 
 
 def _worker_with_other_features(prefix: str) -> None:
-    selfplay.code_digest = lambda: "another"  # type: ignore[assignment]
+    selfplay.code_digest = lambda game="cafe": "another"  # type: ignore[assignment]
     work(REDIS_URL, prefix, idle_exit=2.0, max_jobs=1)
 
 

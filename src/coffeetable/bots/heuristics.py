@@ -14,6 +14,7 @@ import math
 import operator
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from coffeetable.core.game import Action, State
 from coffeetable.games.cafe.area import FOOTPRINTS, BusinessArea
@@ -28,6 +29,9 @@ from coffeetable.games.cafe.state import (
     Stage,
     cake_bonus,
 )
+
+if TYPE_CHECKING:
+    from coffeetable.games.coffee_rush.state import RushState
 
 Evaluator = Callable[[State, int], float]
 
@@ -353,10 +357,16 @@ def rush_value(state: State, seat: int) -> float:
     left = (len(state.deck) + 8) / total  # share of the game still to come, roughly
     value += RUSH_UPGRADE_USE * ups * min(1.0, left)
     value += RUSH_TOKEN * state.rush[seat]
-    drinks = cards.drinks
-    counters = state.counters[seat]
-    orders = tuple((drinks[d].recipe, drinks[d].special, k) for k in range(4) for d in counters[k])
+    orders = rush_orders(state, seat)
     return value + _cups_and_hand_value(tuple(state.cups[seat]), tuple(state.hand), orders)
+
+
+def rush_orders(state: RushState, seat: int) -> tuple[tuple[tuple[int, ...], bool, int], ...]:
+    """The seat's orders as (recipe, Special Menu, counter), counter 1 first: what
+    `_cups_value` weighs its cups against."""
+    drinks = state.cards.drinks
+    counters = state.counters[seat]
+    return tuple((drinks[d].recipe, drinks[d].special, k) for k in range(4) for d in counters[k])
 
 
 # Searches evaluate the same cups and hand against the same orders many times over (every
@@ -387,6 +397,14 @@ def _cups_and_hand_value(
                 work[best_cup][ingredient] += 1
                 current += best_gain
     return current
+
+
+def cups_value(
+    cups: tuple[tuple[int, ...], ...], orders: tuple[tuple[tuple[int, ...], bool, int], ...]
+) -> float:
+    """What a seat's cups are worth toward its orders, given as (recipe, Special Menu,
+    counter): the part of `rush_value` that the cups make (learned.rush_features)."""
+    return _cups_value(cups, orders)
 
 
 @functools.lru_cache(maxsize=1 << 12)

@@ -1,11 +1,13 @@
 """Learned position values: the features a model reads, and the models themselves (docs/bots.md,
 "The learned value").
 
-A model estimates a seat's final score in Café from `cafe_features(state, seat)`: numbers
-computed from what that seat may know only (its own area, warehouse, stage and card in hand,
-the round, the deck's size; never the deck's order, the cards removed at random or the RNG),
-so a bot that uses it still does not peek. The hand-written evaluation is one of the features:
-the model learns a correction to it.
+A model estimates a seat's final score from the game's features (FEATURES): in Café
+`cafe_features(state, seat)`, numbers computed from what that seat may know only (its own area,
+warehouse, stage and card in hand, the round, the deck's size; never the deck's order, the
+cards removed at random or the RNG); in Coffee Rush `rush_features(state, seat)`, the seat's
+own board and the public counts (never the deck's order). So a bot that uses a model still
+does not peek. The hand-written evaluation is one of the features: the model learns a
+correction to it.
 
 Models are data files in `coffeetable/bots/models/`: `NAME-vN.json` holds the weights (a small
 multilayer perceptron, or a linear model: no hidden layer), `NAME-vN.toml` its provenance (how
@@ -34,7 +36,7 @@ from coffeetable.core.game import State
 
 MODELS_PACKAGE = "coffeetable.bots.models"
 #: the model a bot with `+learned` uses, per game: its name (the newest version is taken)
-DEFAULT_MODEL = {"cafe": "cafe-value"}
+DEFAULT_MODEL = {"cafe": "cafe-value", "coffee-rush": "rush-value"}
 _FILE = re.compile(r"^(?P<name>[a-z0-9-]+)-v(?P<version>\d+)\.json$")
 
 CAFE_FEATURES: tuple[str, ...] = (
@@ -152,8 +154,76 @@ def cafe_features(state: State, seat: int) -> list[float]:
     ]
 
 
+RUSH_FEATURES: tuple[str, ...] = (
+    "evaluation",  # the hand-written evaluation (heuristics.rush_value)
+    "score_now",  # the score if the game ended now
+    "completed",
+    "upgrades",
+    "penalties",
+    "rush_tokens",
+    "deck_left",  # the deck's size (never its order)
+    "closed",  # the start-player token is CLOSED: the game ends this round
+    "players",
+    "orders_1",  # orders on each counter (4: the next to fall)
+    "orders_2",
+    "orders_3",
+    "orders_4",
+    "orders_special",
+    "cups_value",  # what the cups are worth toward the orders (heuristics)
+    "cup_tokens",
+    "hand_tokens",  # tokens taken this turn, not poured yet
+    "cups_ready",  # cups that complete one of the orders as they are
+    "penalties_all",  # every seat's penalties (5 close the game)
+    "turns_before_mine",  # other seats' turns before this seat's next (0: its turn)
+    "evaluation_x_deck",
+    "upgrades_x_deck",
+)
+
+
+def rush_features(state: State, seat: int) -> list[float]:
+    """The features of RUSH_FEATURES for `seat`: its own board and the public counts (the
+    deck's size, every seat's penalties, whose turn), never the deck's order."""
+    from coffeetable.bots.heuristics import cups_value, rush_orders, rush_value
+    from coffeetable.games.coffee_rush.state import RushState
+
+    assert isinstance(state, RushState)
+    n = state.num_players
+    counters = state.counters[seat]
+    orders = rush_orders(state, seat)
+    cups = tuple(state.cups[seat])
+    recipes = {recipe for recipe, _, _ in orders}
+    completed = len(state.completed[seat])
+    ups = bin(state.upgrades[seat]).count("1")
+    penalties = len(state.penalties[seat])
+    deck = float(len(state.deck))
+    evaluation = rush_value(state, seat)
+    current = state.current if state.current >= 0 else seat
+    return [
+        evaluation,
+        float(completed + 2 * ups - penalties),
+        float(completed),
+        float(ups),
+        float(penalties),
+        float(state.rush[seat]),
+        deck,
+        float(state.closed),
+        float(n),
+        *(float(len(counters[k])) for k in range(4)),
+        float(sum(1 for _, special, _ in orders if special)),
+        cups_value(cups, orders),
+        float(sum(map(sum, cups))),
+        float(sum(state.hand)) if current == seat else 0.0,
+        float(sum(1 for cup in cups if any(cup) and cup in recipes)),
+        float(sum(len(p) for p in state.penalties)),
+        float((seat - current) % n),
+        evaluation * deck,
+        ups * deck,
+    ]
+
+
 FEATURES: dict[str, tuple[tuple[str, ...], Callable[[State, int], list[float]]]] = {
     "cafe": (CAFE_FEATURES, cafe_features),
+    "coffee-rush": (RUSH_FEATURES, rush_features),
 }
 
 
@@ -279,8 +349,9 @@ def load_model(name: str, version: int | None = None) -> ValueModel | None:
 
 
 def deck_sha256(state: State) -> str | None:
-    """The sha256 of the deck file the game is played with, if the game has one."""
-    deck = getattr(state.game, "deck", None)
+    """The sha256 of the deck file the game is played with (Café's deck, Coffee Rush's card
+    file), if the game has one."""
+    deck = getattr(state.game, "deck", None) or getattr(state.game, "cards", None)
     digest = getattr(deck, "digest", None)
     return digest if isinstance(digest, str) else None
 
@@ -303,7 +374,7 @@ def evaluator(state: State, version: int | None = None) -> Callable[[State, int]
         if candidate is not None and state.num_players in candidate.players:
             model = candidate
             break
-    if model is None or model.deck_sha256 != deck_sha256(state):
+    if model is None or model.game != game or model.deck_sha256 != deck_sha256(state):
         return None
     features = FEATURES[game][1]
 

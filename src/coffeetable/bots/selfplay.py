@@ -1,9 +1,9 @@
 """Self-play games for a learned value, played here or by any number of workers through a Redis
 queue (docs/bots.md, "The learned value").
 
-A job is one seeded game: (bots, deal, players). `play(job)` plays it and returns, for each
-seat after each of its steps, the features `learned.cafe_features` gives from that seat's own
-information, and the game's outcome. A game is decided by its job alone (the deal seeds the
+A job is one seeded game: (bots, deal, players, game). `play(job)` plays it and returns, for
+each seat after each of its steps, the features the game's `learned.FEATURES` give from that
+seat's own information, and the game's outcome. A game is decided by its job alone (the deal seeds the
 game, the bots are seeded from the deal), so it gives the same positions wherever it is played.
 
 Through a queue (`SelfPlayQueue`, `work`): a coordinator puts its run's jobs on one Redis
@@ -36,7 +36,7 @@ from typing import Any
 from coffeetable import find_game
 from coffeetable.bots import make_bot
 from coffeetable.bots.greedy import turn_over
-from coffeetable.bots.learned import CAFE_FEATURES, cafe_features, deck_sha256
+from coffeetable.bots.learned import FEATURES, deck_sha256
 from coffeetable.core.errors import DataError
 
 PREFIX = "coffeetable:selfplay"
@@ -48,18 +48,24 @@ LEASE = 1800.0
 
 @dataclass(frozen=True)
 class Job:
-    """One game: `bots` in every seat, on deal `deal`, with `players` seats."""
+    """One game of `game`: `bots` in every seat, on deal `deal`, with `players` seats. With
+    `others`, where a seat's turn ends the other seats' features are kept too (row flag 2):
+    a search scores its leaves there, at the start of another seat's turn."""
 
     bots: str
     deal: int
     players: int
+    game: str = "cafe"
+    others: bool = False
 
 
 def play(job: Job) -> dict[str, Any]:
     """One game of `job.bots` in every seat on deal `job.deal`: each seat's features after
-    each of its steps, as rows (seat, round, 1 if the step ended its turn, features), and the
-    outcome: the scores and the winners."""
-    state = find_game("cafe").new_initial_state(job.players, job.deal, {})
+    each of its steps, as rows (seat, round, 1 if the step ended its turn else 0, features),
+    with `job.others` also each other seat's where a turn ends (flag 2), and the outcome: the
+    scores and the winners."""
+    features = _features(job.game)
+    state = find_game(job.game).new_initial_state(job.players, job.deal, {})
     bots = [make_bot(job.bots, job.deal * 16 + s) for s in range(job.players)]
     rows: list[tuple[int, int, int, list[float]]] = []
     started: dict[int, int] = {}  # seat -> round its turn began in
@@ -73,9 +79,13 @@ def play(job: Job) -> dict[str, Any]:
         for s in list(started):
             if turn_over(state, s, started[s]):
                 del started[s]
-                rows.append((s, state.round_number(), 1, cafe_features(state, s)))
+                rows.append((s, state.round_number(), 1, features(state, s)))
+                if job.others:
+                    for o in range(job.players):
+                        if o != s and o not in started:
+                            rows.append((o, state.round_number(), 2, features(state, o)))
             elif s == seat:  # a step within the turn
-                rows.append((s, state.round_number(), 0, cafe_features(state, s)))
+                rows.append((s, state.round_number(), 0, features(state, s)))
     return {
         "deal": job.deal,
         "spec": job.bots,
@@ -85,10 +95,21 @@ def play(job: Job) -> dict[str, Any]:
     }
 
 
-def code_digest() -> str:
-    """What a worker must share with the coordinator: the features' names and the deck."""
-    probe = find_game("cafe").new_initial_state(1, 0, {})
-    text = json.dumps([list(CAFE_FEATURES), deck_sha256(probe)])
+def _features(game: str) -> Any:
+    """The game's feature function, or a DataError for a game no value is learned for."""
+    known = FEATURES.get(game)
+    if known is None:
+        raise DataError(f"no learned features for {game!r}: {', '.join(sorted(FEATURES))}")
+    return known[1]
+
+
+def code_digest(game: str = "cafe") -> str:
+    """What a worker must share with the coordinator: the game's features' names and deck."""
+    _features(game)
+    probe = find_game(game).new_initial_state(2, 0, {})
+    text = json.dumps([list(FEATURES[game][0]), deck_sha256(probe)])
+    if game != "cafe":  # Café's digest is the one its earlier workers computed
+        text = json.dumps([game, text])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -131,7 +152,7 @@ class SelfPlayQueue:
         start = time.monotonic()
         self._ensure_group()
         self.redis.set(self.key, "1", ex=max(60, int(stall) + 60))
-        digest = code_digest()
+        digests = {game: code_digest(game) for game in {job.game for job in jobs}}
         for job in jobs:
             self.redis.xadd(
                 self.jobs,
@@ -140,7 +161,9 @@ class SelfPlayQueue:
                     "bots": job.bots,
                     "deal": job.deal,
                     "players": job.players,
-                    "digest": digest,
+                    "game": job.game,
+                    "others": int(job.others),
+                    "digest": digests[job.game],
                     "lease": self.lease,
                 },
             )
@@ -199,7 +222,7 @@ def work(
     stream = f"{prefix}:jobs"
     _ensure_group(redis, stream)
     name = name or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
-    digest = code_digest()
+    digests: dict[str, str] = {}
     played = 0
     idle_since = time.monotonic()
     while max_jobs is None or played < max_jobs:
@@ -211,9 +234,19 @@ def work(
         entry_id, fields = taken
         run = fields[b"run"].decode()
         if redis.exists(f"{prefix}:run:{run}"):
-            job = Job(fields[b"bots"].decode(), int(fields[b"deal"]), int(fields[b"players"]))
+            game = fields.get(b"game", b"cafe").decode()
+            others = fields.get(b"others", b"0") == b"1"
+            job = Job(
+                fields[b"bots"].decode(),
+                int(fields[b"deal"]),
+                int(fields[b"players"]),
+                game,
+                others,
+            )
             reply = f"{prefix}:run:{run}:results"
-            if fields[b"digest"].decode() != digest:
+            if game not in digests and game in FEATURES:
+                digests[game] = code_digest(game)
+            if fields[b"digest"].decode() != digests.get(game):
                 answer = {"error": f"worker {name}: other features or another deck than the run's"}
             else:
                 try:
