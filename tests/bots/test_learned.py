@@ -299,3 +299,18 @@ def test_the_newest_model_fitted_on_the_player_count_is_used(
         assert evaluate(state, 0) == expected
     two = no_peek_state("cafe", 2, {}, 12)
     assert learned.evaluator(two, 1) is None  # named: that model, or none
+
+
+def test_a_version_that_is_not_shipped_is_a_clear_error() -> None:
+    """`+learned=N` names a model file: where the game has no version N, the bot says so at
+    its first decision instead of playing without a model (a mistyped benchmark spec)."""
+    for game, players in (("cafe", 2), ("coffee-rush", 2)):
+        name = learned.DEFAULT_MODEL[game]
+        missing = max(learned.model_files().get(name, [0])) + 1
+        state = no_peek_state(game, players, {}, 12)
+        seat = decision_seats(state)[0]
+        with pytest.raises(DataError, match=f"{name}-v{missing}"):
+            learned.evaluator(state, missing)
+        for spec in (f"greedy+learned={missing}", f"ismcts:20i+learned={missing}"):
+            with pytest.raises(DataError, match=f"{name}-v{missing}"):
+                make_bot(spec, seed=1).choose(state, seat)

@@ -360,14 +360,19 @@ def evaluator(state: State, version: int | None = None) -> Callable[[State, int]
     """The learned evaluation for this game, deck and number of players (a function of
     (state, seat), in points), or None when no model fits: the caller then uses the
     hand-written one. `version`: the model's (None or 0: the newest fitted on the state's
-    number of players). Positions over are scored exactly."""
+    number of players; a version that is not shipped is a DataError). Positions over are
+    scored exactly."""
     game = state.game.info.name
     name = DEFAULT_MODEL.get(game)
     if name is None:
         return None
     # a version named is that model or none; else the newest fitted on this player count
     # (each player count may have its own: cafe-value-v2 solo, v3 for 2 players)
-    versions = [version] if version else list(reversed(model_files().get(name, [])))
+    shipped = model_files().get(name, [])
+    if version and version not in shipped:  # a mistyped spec, not a model that does not fit
+        have = ", ".join(f"v{v}" for v in shipped) or "none"
+        raise DataError(f"there is no model {name}-v{version} for {game} (shipped: {have})")
+    versions = [version] if version else list(reversed(shipped))
     model = None
     for number in versions:
         candidate = load_model(name, number)
