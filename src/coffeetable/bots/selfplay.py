@@ -29,7 +29,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +38,7 @@ from coffeetable.bots import make_bot
 from coffeetable.bots.greedy import turn_over
 from coffeetable.bots.learned import FEATURES, deck_sha256
 from coffeetable.core.errors import DataError
+from coffeetable.core.game import State
 
 PREFIX = "coffeetable:selfplay"
 GROUP = "workers"
@@ -95,7 +96,7 @@ def play(job: Job) -> dict[str, Any]:
     }
 
 
-def _features(game: str) -> Any:
+def _features(game: str) -> Callable[[State, int], list[float]]:
     """The game's feature function, or a DataError for a game no value is learned for."""
     known = FEATURES.get(game)
     if known is None:
