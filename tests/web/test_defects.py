@@ -178,6 +178,54 @@ def test_double_clicks_on_start_join_and_rematch(browser: Any, server: ServerPro
         friend.close()
 
 
+def test_start_stays_busy_through_redraws(browser: Any, server: ServerProcess) -> None:
+    """Start, while on its way and after, is never offered again: the seats redrawn (a player
+    leaving and coming back, a presence mark) and the table's "running" message (it comes before
+    the board) used to draw a new, enabled Start, whose click said "This game has already
+    started" (CI, the double click above)."""
+    host, friend = Client(browser, server), Client(browser, server)
+    try:
+        host.guest()
+        friend.guest()
+        tid = host.create_table("coffee-rush", [None])
+        assert api(friend, "POST", f"/api/tables/{tid}/join", {"seat": 1})[0] == 200
+        host.page.wait_for_selector("#start-game:not([disabled])")
+        # every enabled Start drawn from the click on
+        host.page.evaluate(
+            """() => {
+                window.__startsOffered = 0;
+                new MutationObserver(() => {
+                    const b = document.querySelector('#start-game');
+                    if (b && !b.disabled && window.__startClicked) window.__startsOffered += 1;
+                }).observe(document.body, { childList: true, subtree: true, attributes: true });
+            }"""
+        )
+        held: list[Any] = []
+        host.page.route(f"**/api/tables/{tid}/start", lambda route: held.append(route))
+        host.page.evaluate("() => { window.__startClicked = true; }")
+        host.page.click("#start-game")
+        for _ in range(50):  # the route's handler runs while the page is waited on
+            if held:
+                break
+            host.page.wait_for_timeout(100)
+        assert len(held) == 1
+        # the seats are redrawn while Start is on its way
+        assert api(friend, "POST", f"/api/tables/{tid}/leave")[0] == 200
+        host.page.wait_for_selector("#pregame-status:has-text('Waiting for')")
+        assert api(friend, "POST", f"/api/tables/{tid}/join", {"seat": 1})[0] == 200
+        host.page.wait_for_selector("#pregame-status:has-text('Everyone is here')")
+        host.page.wait_for_timeout(300)
+        assert host.page.locator("#start-game").is_disabled()
+        held[0].continue_()
+        host.page.wait_for_selector("#rush")
+        host.page.wait_for_timeout(300)
+        assert host.page.evaluate("window.__startsOffered") == 0
+        assert not host.errors and not error_toasts(host), (host.errors, error_toasts(host))
+    finally:
+        host.close()
+        friend.close()
+
+
 # ---- 4, 12, 10: Coffee Rush on a phone: double clicks, the Empty button, plurals -----------------
 def test_rush_on_a_phone_empty_is_apart_and_double_clicks_send_once(
     browser: Any, server: ServerProcess

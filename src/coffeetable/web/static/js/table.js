@@ -156,8 +156,14 @@ export function tableView(tableId, { invite = null } = {}) {
         ? button(t("table.take_seat"), () => join(i), { class: "small primary", "data-take-seat": i }) : null));
     const actions = [];
     if (me !== null) {
-      if (host) {
-        actions.push(button(t("table.start"), start, { class: "primary", id: "start-game", disabled: free > 0 }));
+      if (host && table.status === "open") {
+        // Start stays busy once clicked: the seats are redrawn (a presence mark, a player
+        // coming and going) while it is on its way, and once more by the table's "running"
+        // message before the board comes; a new Start then would say "already started"
+        const busy = starting !== null;
+        actions.push(button(t("table.start"), start, {
+          class: "primary", id: "start-game", disabled: free > 0 || busy, ...(busy ? { "aria-busy": "true" } : {}),
+        }));
       }
       actions.push(button(t("table.leave_seat"), leaveSeat, { class: "small", id: "leave-seat" }));
     }
@@ -216,13 +222,16 @@ export function tableView(tableId, { invite = null } = {}) {
     }
   }
 
-  async function start() {
-    try {
-      await api.start(tableId);
-      return true; // the table's message redraws the page
-    } catch (err) {
-      toast(errorText(err));
-    }
+  let starting = null; // the Start request on its way, or done (then the game is running)
+  function start() {
+    starting ||= api.start(tableId).then(
+      () => true, // the table's message redraws the page
+      (err) => {
+        starting = null;
+        toast(errorText(err));
+        renderPregame();
+      });
+    return starting;
   }
 
   // ---- players, clocks, scores -------------------------------------------------------------------
