@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.server.live import ServerProcess
-from tests.web.ui import Client, rush_step
+from tests.web.ui import Client, rush_step, text_and_colour
 
 
 def test_ending_a_turn_with_an_order_on_counter_4_warns_first(
@@ -41,11 +41,9 @@ def test_ending_a_turn_with_an_order_on_counter_4_warns_first(
                 c.wait_change(before)
             elif rush_step(c, rng) is None:
                 page.wait_for_timeout(50)
-        warning = page.locator("#end-warning")
-        text = warning.inner_text()
+        text, colour = text_and_colour(page, "#end-warning")
         assert "counter 4" in text and ("penalty card" in text), text
         assert f"−{n} point" in text, text
-        colour = warning.evaluate("(el) => getComputedStyle(el).color")
         assert colour == "rgb(179, 38, 30)", colour  # --danger
         assert "warn" in (page.get_attribute("#rush-end", "class") or "")
         assert page.get_attribute("#rush-end", "aria-describedby") == "end-warning"

@@ -14,7 +14,7 @@ import pytest
 
 from coffeetable.server.auth import SESSION_COOKIE
 from tests.server.live import Player, ServerProcess, play_out
-from tests.web.ui import Client, cafe_step
+from tests.web.ui import Client, cafe_step, text_and_colour
 
 
 def api(client: Client, method: str, path: str, body: Any = None) -> tuple[int, Any]:
@@ -394,11 +394,9 @@ def test_placement_warns_before_confirm_when_it_covers_a_shop(
         if page.locator("#place-warning").count():
             break
         page.click("#rotate")
-    warning = page.locator("#place-warning")
-    assert warning.count(), "no placement of the first card covers a shop"
-    text = warning.inner_text()
+    assert page.locator("#place-warning").count(), "no placement of the first card covers a shop"
+    text, colour = text_and_colour(page, "#place-warning")  # one read: redraws come meanwhile
     assert "the shop is lost" in text and "VP" in text, text
-    colour = warning.evaluate("(el) => getComputedStyle(el).color")
     assert colour == "rgb(208, 52, 44)" or colour.startswith("rgb(1") or colour.startswith("rgb(2")
     assert page.locator(".preview .shop-warn").count() >= 1
     # it stays in sight when the spot is chosen, next to Confirm

@@ -178,6 +178,20 @@ class Client:
         self.page.screenshot(path=str(folder / f"{name}.png"), full_page=full_page)
 
 
+def text_and_colour(page: Any, selector: str) -> tuple[str, str]:
+    """An element's text and computed colour, read in one go once it is on the page. A
+    locator's `evaluate` finds the element and then evaluates in two steps, and a redraw
+    between them (another player's move) leaves an element with no style ('')."""
+    found = page.wait_for_function(
+        """(sel) => {
+            const e = document.querySelector(sel);
+            return e && e.isConnected ? [e.innerText, getComputedStyle(e).color] : null;
+        }""",
+        arg=selector,
+    ).json_value()
+    return str(found[0]), str(found[1])
+
+
 def receives(locator: Any, x: float, y: float) -> bool:
     """Whether a click at (x, y) would land on the element's drawing (the element itself, or
     the SVG it is drawn in, for shapes that let the click through to their board)."""
