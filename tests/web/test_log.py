@@ -255,3 +255,86 @@ def test_round_summaries_and_positions_in_words(
         assert not c.errors, c.errors
     finally:
         c.close()
+
+
+def test_a_burst_of_moves_is_drawn_once(browser: Any, server: ServerProcess) -> None:
+    """Moves that come while the page is busy (here held until the game is over, as a slow
+    phone or a busy tab is) are taken in together: the board and the whole log drawn once at the
+    end, not once a move. It was once a move: ~100 moves of a Coffee Rush game kept the page
+    busy 1.5-2.3 s after the last came (`tests/web/test_defects.py`'s rematch waited 21 s on a
+    loaded machine)."""
+    import threading
+
+    from tests.server.live import play_out
+    from tests.web.test_defects import python_player
+
+    host, friend = Client(browser, server), Client(browser, server)
+    try:
+        host.guest()
+        friend.guest()
+        tid = host.create_table("coffee-rush", [None])
+        friend.goto(f"#/table/{tid}")
+        friend.press("[data-take-seat='1']")
+        host.page.wait_for_selector("#start-game:not([disabled])")
+        host.press("#start-game")
+        host.page.wait_for_selector("#rush")
+        sockets = [python_player(c).socket(tid) for c in (host, friend)]
+        friend.page.close()  # one page draws: the host's
+        # every drawing of the whole log from now on
+        host.page.evaluate(
+            """() => {
+                window.__logDrawn = 0;
+                new MutationObserver((records) => {
+                    for (const r of records) {
+                        for (const n of r.addedNodes) if (n.id === 'log-lines') window.__logDrawn += 1;
+                    }
+                }).observe(document.body, { childList: true, subtree: true });
+            }"""
+        )
+        for sock in sockets:
+            sock.recv()
+        start = sockets[0].version
+        game = threading.Thread(target=play_out, args=(sockets, random.Random(5)))
+        game.start()
+        # the page held busy until the game is over (asked with a synchronous request), and a
+        # moment more for the last updates to arrive
+        host.page.evaluate(
+            """(tid) => {
+                const deadline = Date.now() + 60000;
+                const status = () => {
+                    const xhr = new XMLHttpRequest();
+                    xhr.open('GET', `/api/tables/${tid}`, false);
+                    xhr.send();
+                    return JSON.parse(xhr.responseText).status;
+                };
+                while (status() !== 'finished' && Date.now() < deadline) {
+                    const until = Date.now() + 50;
+                    while (Date.now() < until);
+                }
+                const until = Date.now() + 300;
+                while (Date.now() < until);
+            }""",
+            tid,
+        )
+        game.join(60)
+        assert not game.is_alive()
+        final = sockets[0].version
+        for sock in sockets:
+            sock.close()
+        moves = final - start
+        assert moves >= 40, moves
+        host.page.wait_for_function(
+            f"() => document.querySelector('#table-page').dataset.version === '{final}'"
+        )
+        host.page.wait_for_selector("#end-screen:not([hidden])")
+        drawn = host.page.evaluate("window.__logDrawn")
+        assert 1 <= drawn <= 3, (drawn, moves)
+        # and what is drawn is every move: the same log as a page opened afresh draws
+        caught_up = host.page.inner_text("#log-lines")
+        host.page.reload()
+        host.page.wait_for_selector("#end-screen:not([hidden])")
+        assert host.page.inner_text("#log-lines") == caught_up
+        assert not host.errors, host.errors
+    finally:
+        host.close()
+        friend.close()

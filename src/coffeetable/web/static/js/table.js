@@ -69,6 +69,7 @@ export function tableView(tableId, { invite = null } = {}) {
   let tutorial = null; // the guided tutorial over this table (tutorial.js), if it is one
   let boards = null; // the Enlarge buttons and dialog (boards.js), one per renderer
   let backlog = 0; // socket messages received and not yet handled
+  let behind = false; // updates taken in and not drawn yet (more messages were waiting)
   const motion = createMotion(); // others' moves shown moving (motion.js)
 
   const head = h("div", { class: "table-head" });
@@ -658,6 +659,7 @@ export function tableView(tableId, { invite = null } = {}) {
       model.undoable = !!msg.undoable;
       model.invite = msg.invite || null;
       if (msg.chat) chat.reset(msg.chat); // the first snapshot of a connection
+      behind = false;
       if (model.view) await ensureRenderer();
       renderAll();
       renderLog();
@@ -675,7 +677,20 @@ export function tableView(tableId, { invite = null } = {}) {
       model.clock = msg.clock || null;
       model.clockAt = performance.now();
       model.undoable = !!msg.undoable;
+      if (backlog > 1) {
+        // more messages wait behind this one: the page takes this one in without drawing it,
+        // and draws once when the last has come (`caughtUp`); a burst of n moves (bots
+        // playing, a page in the background) then costs one drawing, not n, of the board
+        // and of the whole log
+        if (msg.move) model.log.push(msg.move);
+        behind = true;
+        if (tutorial) tutorial.update(model);
+        return;
+      }
+      const drewLog = behind && !msg.move;
+      behind = false;
       if (msg.move) appendLog(msg.move);
+      else if (drewLog) renderLog(); // the moves taken in before this one
       await ensureRenderer();
       const drawn = renderBoard();
       renderPlayers();
@@ -703,6 +718,7 @@ export function tableView(tableId, { invite = null } = {}) {
       model.undoable = !!msg.undoable;
       model.log = model.log.filter((entry) => entry.version !== msg.undone.version);
       hint = null;
+      behind = false;
       await ensureRenderer();
       renderLog();
       renderBoard();
@@ -725,6 +741,26 @@ export function tableView(tableId, { invite = null } = {}) {
     } else if (msg.type === "error") {
       if (!chat.error(msg)) onError(msg);
     }
+  }
+
+  /** A promise settled in a task of its own: the socket's messages that have come meanwhile
+   * are received first (a promise's callbacks run before any of them). */
+  const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  /** Draws what the updates taken in without drawing (`behind`) changed: once, after the
+   * last message of a burst. */
+  async function caughtUp() {
+    behind = false;
+    if (model.view) await ensureRenderer();
+    renderLog();
+    renderBoard();
+    renderPlayers();
+    renderHint();
+    renderUndo();
+    renderEnd();
+    if (tutorial) tutorial.update(model);
+    el.dataset.version = String(model.version);
+    el.dataset.legal = String(model.legal.length);
   }
 
   function onStatus(status) {
@@ -766,7 +802,9 @@ export function tableView(tableId, { invite = null } = {}) {
       let chain = Promise.resolve();
       const message = (msg) => {
         backlog += 1;
-        chain = chain.then(() => onMessage(msg)).catch((err) => console.error(err)).then(() => { backlog -= 1; });
+        chain = chain.then(() => (msg.type === "update" ? nextTask() : null)).then(() => onMessage(msg))
+          .catch((err) => console.error(err)).then(() => { backlog -= 1; })
+          .then(() => (backlog || !behind ? null : caughtUp())).catch((err) => console.error(err));
       };
       socket = new TableSocket(tableId, { invite, handlers: { message, status: onStatus, fatal: onFatal } });
       const guided = tutorialOf(tableId);
