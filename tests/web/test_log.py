@@ -8,12 +8,14 @@ from __future__ import annotations
 import json
 import random
 import re
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from coffeetable import find_game
-from tests.server.live import Player, ServerProcess
+from tests.server.live import Player, ServerProcess, play_out
+from tests.web.test_defects import api, python_player
 from tests.web.test_shell_ui import random_record
 from tests.web.ui import Client, cafe_step
 
@@ -263,20 +265,14 @@ def test_a_burst_of_moves_is_drawn_once(browser: Any, server: ServerProcess) -> 
     end, not once a move. It was once a move: ~100 moves of a Coffee Rush game kept the page
     busy 1.5-2.3 s after the last came (`tests/web/test_defects.py`'s rematch waited 21 s on a
     loaded machine)."""
-    import threading
-
-    from tests.server.live import play_out
-    from tests.web.test_defects import python_player
-
     host, friend = Client(browser, server), Client(browser, server)
     try:
         host.guest()
         friend.guest()
         tid = host.create_table("coffee-rush", [None])
-        friend.goto(f"#/table/{tid}")
-        friend.press("[data-take-seat='1']")
+        assert api(friend, "POST", f"/api/tables/{tid}/join", {"seat": 1})[0] == 200
         host.page.wait_for_selector("#start-game:not([disabled])")
-        host.press("#start-game")
+        host.start()
         host.page.wait_for_selector("#rush")
         sockets = [python_player(c).socket(tid) for c in (host, friend)]
         friend.page.close()  # one page draws: the host's

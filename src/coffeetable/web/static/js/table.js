@@ -487,11 +487,6 @@ export function tableView(tableId, { invite = null } = {}) {
     }
   }
 
-  function appendLog(entry) {
-    model.log.push(entry);
-    renderLog();
-  }
-
   // ---- end screen ----------------------------------------------------------------------------------
   function renderEnd() {
     const { table, view } = model;
@@ -677,29 +672,16 @@ export function tableView(tableId, { invite = null } = {}) {
       model.clock = msg.clock || null;
       model.clockAt = performance.now();
       model.undoable = !!msg.undoable;
+      if (msg.move) model.log.push(msg.move);
       if (backlog > 1) {
         // more messages wait behind this one: the page takes this one in without drawing it,
-        // and draws once when the last has come (`caughtUp`); a burst of n moves (bots
-        // playing, a page in the background) then costs one drawing, not n, of the board
-        // and of the whole log
-        if (msg.move) model.log.push(msg.move);
+        // and draws once when the last has come; a burst of n moves (bots playing, a busy
+        // page) then costs one drawing, not n, of the board and of the whole log
         behind = true;
         if (tutorial) tutorial.update(model);
         return;
       }
-      const drewLog = behind && !msg.move;
-      behind = false;
-      if (msg.move) appendLog(msg.move);
-      else if (drewLog) renderLog(); // the moves taken in before this one
-      await ensureRenderer();
-      const drawn = renderBoard();
-      renderPlayers();
-      renderHint();
-      renderUndo();
-      renderEnd();
-      if (tutorial) tutorial.update(model);
-      el.dataset.version = String(msg.version);
-      el.dataset.legal = String(model.legal.length);
+      const { drawn } = await draw({ log: !!msg.move || behind });
       if (old && drawn) {
         // the player's own moves are not shown moving (they made them), nor anything while
         // a board is open large over the table
@@ -747,13 +729,15 @@ export function tableView(tableId, { invite = null } = {}) {
    * are received first (a promise's callbacks run before any of them). */
   const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-  /** Draws what the updates taken in without drawing (`behind`) changed: once, after the
-   * last message of a burst. */
-  async function caughtUp() {
+  /** Draws the model after an update, or after a burst of them taken in without drawing
+   * (`behind`; then this comes after the burst's last message); `log: false` keeps the log
+   * as it is. Returns `{ drawn }`, the board's drawing (a promise, wrapped: an async
+   * function's promise would wait for it) for the motion. */
+  async function draw({ log = true } = {}) {
     behind = false;
     if (model.view) await ensureRenderer();
-    renderLog();
-    renderBoard();
+    if (log) renderLog();
+    const drawn = renderBoard();
     renderPlayers();
     renderHint();
     renderUndo();
@@ -761,6 +745,7 @@ export function tableView(tableId, { invite = null } = {}) {
     if (tutorial) tutorial.update(model);
     el.dataset.version = String(model.version);
     el.dataset.legal = String(model.legal.length);
+    return { drawn };
   }
 
   function onStatus(status) {
@@ -804,7 +789,7 @@ export function tableView(tableId, { invite = null } = {}) {
         backlog += 1;
         chain = chain.then(() => (msg.type === "update" ? nextTask() : null)).then(() => onMessage(msg))
           .catch((err) => console.error(err)).then(() => { backlog -= 1; })
-          .then(() => (backlog || !behind ? null : caughtUp())).catch((err) => console.error(err));
+          .then(() => (backlog || !behind ? null : draw())).catch((err) => console.error(err));
       };
       socket = new TableSocket(tableId, { invite, handlers: { message, status: onStatus, fatal: onFatal } });
       const guided = tutorialOf(tableId);
