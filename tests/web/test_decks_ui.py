@@ -383,7 +383,7 @@ def test_a_coffee_rush_table_on_a_card_file_draws_its_board(
         me.create_table("coffee-rush", ["greedy"], deck=sha)
         assert "Swapped corners" in page.inner_text("#table-page .deck-label")
         me.start()
-        page.wait_for_selector("#rush-board [data-square=a1]")
+        me.wait_for("#rush-board [data-square=a1]")
         assert page.get_attribute("#rush-board [data-square=a1]", "data-ing") == "tea"
         assert page.get_attribute("#rush-board [data-square=d1]", "data-ing") == "ice"
 
@@ -391,7 +391,7 @@ def test_a_coffee_rush_table_on_a_card_file_draws_its_board(
         me.create_table("coffee-rush", ["greedy"])
         assert page.locator("#table-page .deck-label").count() == 0
         me.start()
-        page.wait_for_selector("#rush-board [data-square=a1]")
+        me.wait_for("#rush-board [data-square=a1]")
         assert page.get_attribute("#rush-board [data-square=a1]", "data-ing") == "ice"
         assert not me.errors, me.errors
     finally:

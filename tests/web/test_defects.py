@@ -37,6 +37,16 @@ def python_player(client: Client) -> Player:
     return player
 
 
+def seated_pair(host: Client, friend: Client) -> str:
+    """Two guests at a new 2-player Coffee Rush table, the host's Start enabled: its id."""
+    host.guest()
+    friend.guest()
+    tid = host.create_table("coffee-rush", [None])
+    assert api(friend, "POST", f"/api/tables/{tid}/join", {"seat": 1})[0] == 200
+    host.page.wait_for_selector("#start-game:not([disabled])")
+    return tid
+
+
 def error_toasts(client: Client) -> list[str]:
     return client.page.locator(".toast.error, .toast.warn").all_inner_texts()
 
@@ -185,11 +195,7 @@ def test_start_stays_busy_through_redraws(browser: Any, server: ServerProcess) -
     started" (CI, the double click above)."""
     host, friend = Client(browser, server), Client(browser, server)
     try:
-        host.guest()
-        friend.guest()
-        tid = host.create_table("coffee-rush", [None])
-        assert api(friend, "POST", f"/api/tables/{tid}/join", {"seat": 1})[0] == 200
-        host.page.wait_for_selector("#start-game:not([disabled])")
+        tid = seated_pair(host, friend)
         # every enabled Start drawn from the click on
         host.page.evaluate(
             """() => {

@@ -40,6 +40,16 @@ class Client:
             bypass_csp=True,
             permissions=permissions or [],
         )
+        # every toast the page shows, kept (a toast goes after 5 s) for a failure's message
+        self.context.add_init_script(
+            """new MutationObserver((records) => {
+                for (const r of records) for (const n of r.addedNodes) {
+                    if (n.classList && n.classList.contains('toast')) {
+                        (window.__toasts ||= []).push(n.textContent);
+                    }
+                }
+            }).observe(document, { childList: true, subtree: true });"""
+        )
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.misses: list[list[str]] = []
@@ -148,6 +158,22 @@ class Client:
 
     def start(self) -> None:
         self.press("#start-game")
+
+    def toasts(self) -> list[str]:
+        """Every toast this page has shown since it was loaded."""
+        return list(self.page.evaluate("window.__toasts || []"))
+
+    def wait_for(self, selector: str, timeout: float = 15_000) -> None:
+        """`page.wait_for_selector`, failing with what the page showed: its address, the
+        table's status, the toasts and the page's errors."""
+        try:
+            self.page.wait_for_selector(selector, timeout=timeout)
+        except Exception as exc:
+            status = self.page.locator("#table-status").all_inner_texts()
+            raise AssertionError(
+                f"{selector} did not come: {self.page.url}, table status {status}, "
+                f"toasts {self.toasts()}, errors {self.errors}"
+            ) from exc
 
     def press(self, target: Any) -> None:
         """Click a selector or locator, or tap it on a touch screen."""
