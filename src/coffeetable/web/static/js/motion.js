@@ -15,7 +15,7 @@
 
 const BASE_MS = 520; // one move, all its pieces at once (at most ~600 ms with the stagger)
 const MIN_MS = 140; // the fastest a move is shown when many wait
-const MAX_QUEUE = 8; // moves waiting beyond this are not shown (their state is there already)
+export const MAX_QUEUE = 8; // moves waiting beyond this are not shown (their state is there already)
 const MAX_GHOSTS = 14; // cubes shown travelling in one move
 
 import { cubeSvg, ingredientSvg } from "./icons.js";

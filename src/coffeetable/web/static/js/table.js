@@ -14,7 +14,7 @@ import { t, tn } from "./i18n.js";
 import { helpLink } from "./learn-text.js";
 import { createBoards } from "./boards.js";
 import { groupLog, mergedSay, roundSummaries, sayOnBoard } from "./logview.js";
-import { capture, createMotion } from "./motion.js";
+import { MAX_QUEUE, capture, createMotion } from "./motion.js";
 import { logText, sayText } from "./say.js";
 import { TableSocket } from "./socket.js";
 import { createTutorial, tutorialOf } from "./tutorial.js";
@@ -663,8 +663,11 @@ export function tableView(tableId, { invite = null } = {}) {
     } else if (msg.type === "update") {
       // what the board showed, for the motion of another's move (drawn after the new state)
       const before = model.view;
-      // (when more messages wait behind this one, the page catches up without motion)
-      const old = renderer && msg.move && msg.move.seat !== model.seat && backlog <= 1 ? capture(renderer.el) : null;
+      // more than MAX_QUEUE messages waiting behind this one: the page catches up without
+      // drawing or motion (motion would not show it either); fewer (a bot's steps of one
+      // turn) are each drawn and shown moving, as they come
+      const catchingUp = backlog > MAX_QUEUE + 1;
+      const old = renderer && msg.move && msg.move.seat !== model.seat && !catchingUp ? capture(renderer.el) : null;
       model.version = msg.version;
       model.seat = msg.seat;
       model.view = msg.view;
@@ -673,10 +676,9 @@ export function tableView(tableId, { invite = null } = {}) {
       model.clockAt = performance.now();
       model.undoable = !!msg.undoable;
       if (msg.move) model.log.push(msg.move);
-      if (backlog > 1) {
-        // more messages wait behind this one: the page takes this one in without drawing it,
-        // and draws once when the last has come; a burst of n moves (bots playing, a busy
-        // page) then costs one drawing, not n, of the board and of the whole log
+      if (catchingUp) {
+        // taken in without drawing; the next drawing shows it: a burst of n moves (a busy
+        // page, a reconnection) costs MAX_QUEUE + 1 drawings, not n, of the board and the log
         behind = true;
         if (tutorial) tutorial.update(model);
         return;
