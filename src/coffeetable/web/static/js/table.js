@@ -373,7 +373,13 @@ export function tableView(tableId, { invite = null } = {}) {
   // next hover update, so the line under it is found by hit-testing this point instead
   let pointer = null;
   logBox.addEventListener("pointermove", (e) => { pointer = { x: e.clientX, y: e.clientY }; });
-  logBox.addEventListener("pointerleave", () => { pointer = null; });
+  logBox.addEventListener("pointerleave", () => {
+    pointer = null;
+    // a line drawn anew under a resting pointer saw no pointer come in (no mouseenter), so it
+    // sees none leave: leaving the log points at nothing, or at the line focused from the keys
+    const focused = logBox.contains(document.activeElement) ? document.activeElement.logLine : null;
+    if (hovered && hovered !== focused) point(focused || null);
+  });
 
   function groupTitle(group, index, count) {
     if (group.kind === "setup") return t("logview.setup");
