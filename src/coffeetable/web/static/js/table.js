@@ -373,11 +373,13 @@ export function tableView(tableId, { invite = null } = {}) {
   // next hover update, so the line under it is found by hit-testing this point instead
   let pointer = null;
   logBox.addEventListener("pointermove", (e) => { pointer = { x: e.clientX, y: e.clientY }; });
+  /** The log line that has the keyboard focus, or null. */
+  const focusedLine = () => (logBox.contains(document.activeElement) ? document.activeElement.logLine : null);
   logBox.addEventListener("pointerleave", () => {
     pointer = null;
     // a line drawn anew under a resting pointer saw no pointer come in (no mouseenter), so it
     // sees none leave: leaving the log points at nothing, or at the line focused from the keys
-    const focused = logBox.contains(document.activeElement) ? document.activeElement.logLine : null;
+    const focused = focusedLine();
     if (hovered && hovered !== focused) point(focused || null);
   });
 
@@ -468,7 +470,7 @@ export function tableView(tableId, { invite = null } = {}) {
     const top = old ? old.scrollTop : 0;
     // a line focused from the keyboard is replaced too: the new line that holds its last
     // move takes the focus (a merged line may have grown meanwhile)
-    const focused = logBox.contains(document.activeElement) ? document.activeElement.logLine : null;
+    const focused = focusedLine();
     const pointed = hovered;
     const groups = model.table ? groupLog(model.log, model.table.game) : [];
     if (pinned && !model.log.includes(pinned.entries[pinned.entries.length - 1])) pinned = null;
