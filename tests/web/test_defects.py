@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 from typing import Any
 
 import pytest
@@ -230,6 +231,71 @@ def test_start_stays_busy_through_redraws(browser: Any, server: ServerProcess) -
         host.close()
         friend.close()
 
+
+
+def test_a_table_left_handles_none_of_its_waiting_messages(
+    browser: Any, server: ServerProcess
+) -> None:
+    """Leaving a table ends its page's work: messages it had received and not yet handled (a
+    burst after a busy moment) used to be handled after it was gone, drawing into the page
+    that was left and setting the renderer's card file for the whole site (rush.js and cafe.js
+    keep one), which the next table's page shares."""
+    host, friend = Client(browser, server), Client(browser, server)
+    try:
+        tid = seated_pair(host, friend)
+        host.start()
+        host.page.wait_for_selector("#rush")
+        sockets = [python_player(c).socket(tid) for c in (host, friend)]
+        friend.page.close()
+        for sock in sockets:
+            sock.recv()
+        game = threading.Thread(target=play_out, args=(sockets, random.Random(7)))
+        game.start()
+        # the page held busy while the game is played (the burst waits), then, at its first
+        # drawing, the player leaves for the lobby; the table's version as it is left
+        host.page.evaluate(
+            """(tid) => {
+                const deadline = Date.now() + 60000;
+                const status = () => {
+                    const xhr = new XMLHttpRequest();
+                    xhr.open('GET', `/api/tables/${tid}`, false);
+                    xhr.send();
+                    return JSON.parse(xhr.responseText).status;
+                };
+                while (status() !== 'finished' && Date.now() < deadline) {
+                    const until = Date.now() + 50;
+                    while (Date.now() < until);
+                }
+                const until = Date.now() + 300;
+                while (Date.now() < until);
+                const page = document.querySelector('#table-page');
+                window.__left = page;
+                addEventListener('hashchange', () => { window.__atLeave = page.dataset.version; },
+                    { once: true });
+                const watch = new MutationObserver(() => {
+                    watch.disconnect();
+                    location.hash = '#/';
+                });
+                watch.observe(page, { attributes: true, attributeFilter: ['data-version'] });
+            }""",
+            tid,
+        )
+        game.join(60)
+        assert not game.is_alive()
+        final = sockets[0].version
+        for sock in sockets:
+            sock.close()
+        host.page.wait_for_selector("#create-table")
+        host.page.wait_for_function("window.__atLeave !== undefined")
+        at_leave = int(host.page.evaluate("window.__atLeave"))
+        # there were messages left to handle when the page was left (else this shows nothing)
+        assert at_leave < final, (at_leave, final)
+        host.page.wait_for_timeout(1500)
+        assert host.page.evaluate("window.__left.dataset.version") == str(at_leave)
+        assert not host.errors, host.errors
+    finally:
+        host.close()
+        friend.close()
 
 # ---- 4, 12, 10: Coffee Rush on a phone: double clicks, the Empty button, plurals -----------------
 def test_rush_on_a_phone_empty_is_apart_and_double_clicks_send_once(

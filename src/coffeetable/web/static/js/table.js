@@ -70,6 +70,7 @@ export function tableView(tableId, { invite = null } = {}) {
   let boards = null; // the Enlarge buttons and dialog (boards.js), one per renderer
   let backlog = 0; // socket messages received and not yet handled
   let behind = false; // updates taken in and not drawn yet (more messages were waiting)
+  let gone = false; // the page was left: what it had received and not handled is dropped
   const motion = createMotion(); // others' moves shown moving (motion.js)
 
   const head = h("div", { class: "table-head" });
@@ -565,7 +566,9 @@ export function tableView(tableId, { invite = null } = {}) {
     const game = model.table.game;
     if (renderer && rendererGame === game) return;
     const module = await RENDERERS[game]();
+    if (gone) return;
     if (module.loadCafeData) await module.loadCafeData(model.table.deck); // the log draws Café cards
+    if (gone) return;
     if (renderer) renderer.destroy();
     if (boards) boards.destroy();
     renderer = module.createRenderer({ act, interactive: true, barExtras: quickBox, boardTools: (which) => boards.tools(which) });
@@ -664,6 +667,7 @@ export function tableView(tableId, { invite = null } = {}) {
       if (msg.chat) chat.reset(msg.chat); // the first snapshot of a connection
       behind = false;
       if (model.view) await ensureRenderer();
+      if (gone) return;
       renderAll();
       renderLog();
       el.dataset.version = String(msg.version);
@@ -696,7 +700,7 @@ export function tableView(tableId, { invite = null } = {}) {
         // the player's own moves are not shown moving (they made them), nor anything while
         // a board is open large over the table
         await drawn;
-        if (boards && boards.isOpen()) return;
+        if (gone || (boards && boards.isOpen())) return;
         motion.play({ game: rendererGame, root: renderer.el, before, after: model.view, move: msg.move, old, module: rendererModule });
       }
     } else if (msg.type === "undo") {
@@ -712,6 +716,7 @@ export function tableView(tableId, { invite = null } = {}) {
       hint = null;
       behind = false;
       await ensureRenderer();
+      if (gone) return;
       renderLog();
       renderBoard();
       renderPlayers();
@@ -746,6 +751,7 @@ export function tableView(tableId, { invite = null } = {}) {
   async function draw({ log = true } = {}) {
     behind = false;
     if (model.view) await ensureRenderer();
+    if (gone) return { drawn: null };
     if (log) renderLog();
     const drawn = renderBoard();
     renderPlayers();
@@ -797,15 +803,17 @@ export function tableView(tableId, { invite = null } = {}) {
       let chain = Promise.resolve();
       const message = (msg) => {
         backlog += 1;
-        chain = chain.then(() => (msg.type === "update" ? nextTask() : null)).then(() => onMessage(msg))
+        chain = chain.then(() => (msg.type === "update" ? nextTask() : null)).then(() => (gone ? null : onMessage(msg)))
           .catch((err) => console.error(err)).then(() => { backlog -= 1; })
-          .then(() => (backlog || !behind ? null : draw())).catch((err) => console.error(err));
+          .then(() => (gone || backlog || !behind ? null : draw())).catch((err) => console.error(err));
       };
       socket = new TableSocket(tableId, { invite, handlers: { message, status: onStatus, fatal: onFatal } });
       const guided = tutorialOf(tableId);
       if (guided) {
         chain = chain.then(async () => {
-          tutorial = await createTutorial({ tableId, game: guided.game, root: el });
+          const made = await createTutorial({ tableId, game: guided.game, root: el });
+          if (gone) return made.destroy();
+          tutorial = made;
           tutorial.update(model);
         }).catch((err) => console.error(err));
       }
@@ -814,6 +822,7 @@ export function tableView(tableId, { invite = null } = {}) {
       document.addEventListener("keydown", onKey);
     },
     unmount() {
+      gone = true;
       offPresence();
       if (socket) socket.close();
       document.removeEventListener("keydown", onKey);
