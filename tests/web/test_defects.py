@@ -232,7 +232,6 @@ def test_start_stays_busy_through_redraws(browser: Any, server: ServerProcess) -
         friend.close()
 
 
-
 def test_a_table_left_handles_none_of_its_waiting_messages(
     browser: Any, server: ServerProcess
 ) -> None:
@@ -296,6 +295,7 @@ def test_a_table_left_handles_none_of_its_waiting_messages(
     finally:
         host.close()
         friend.close()
+
 
 # ---- 4, 12, 10: Coffee Rush on a phone: double clicks, the Empty button, plurals -----------------
 def test_rush_on_a_phone_empty_is_apart_and_double_clicks_send_once(
