@@ -407,6 +407,41 @@ def test_replay_instruction_does_not_wait(client: Client) -> None:
     assert "…" not in client.page.inner_text("#instruction")
 
 
+
+def test_a_replay_left_while_loading_does_nothing_more(client: Client) -> None:
+    """A replay page left before its table had loaded went on loading after it was gone: it
+    asked for the replay, drew it into the page left, and kept listening to the arrow keys
+    on every page after, each press asking for another replay (and loading its card file
+    into the renderer's one current file, which a table page shares)."""
+    tid = client.create_table("coffee-rush", ["random"])
+    client.start()
+    sock = python_player(client).socket(tid)
+    sock.recv()
+    play_out([sock], random.Random(2))
+    sock.close()
+    page = client.page
+    held: list[Any] = []
+    page.route(f"**/api/tables/{tid}", lambda route: held.append(route))
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/replay/" in r.url else None)
+    client.goto(f"#/replay/{tid}")
+    for _ in range(50):  # the route's handler runs while the page is waited on
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert len(held) == 1
+    client.goto("#/")
+    page.wait_for_selector("#create-table")
+    held[0].continue_()
+    page.wait_for_timeout(800)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Home")
+    page.wait_for_timeout(500)
+    assert asked == []
+    assert page.locator("#replay-slider").count() == 0
+    assert not client.errors, client.errors
+
+
 # ---- 16: a logged-out page load logs nothing ---------------------------------------------------
 def test_a_logged_out_page_load_logs_nothing(browser: Any, server: ServerProcess) -> None:
     context = browser.new_context()

@@ -40,6 +40,7 @@ export function replayView(tableId, start = -1, reviewAtOnce = false) {
   const motion = createMotion(); // one step forward is shown moving, as at the table
   const cache = new Map();
   let loading = 0;
+  let gone = false; // the page was left: what it was loading is not shown
   const chat = replayChat(tableId); // the lines said up to the move shown (chat.js)
 
   function renderHead() {
@@ -116,10 +117,11 @@ export function replayView(tableId, start = -1, reviewAtOnce = false) {
     const ticket = ++loading;
     try {
       const data = await replayAt(target);
-      if (ticket !== loading) return;
+      if (ticket !== loading || gone) return;
       const before = shown;
       const old = step && before ? capture(renderer.el) : null;
       await renderer.update({ table, view: data.view, legal: [], seat: null, clock: null, over: data.view.over });
+      if (gone) return;
       shown = data.view;
       renderBar();
       renderSide(data.view);
@@ -161,6 +163,7 @@ export function replayView(tableId, start = -1, reviewAtOnce = false) {
         mount(el, h("p", { class: "error-page", id: "replay-error" }, errorText(err)));
         return;
       }
+      if (gone) return;
       if (table.status !== "finished") {
         mount(el, h("div", { class: "card" }, h("p", { id: "replay-error" }, t("replay.not_finished")),
           h("a", { href: `#/table/${table.id}`, class: "button" }, t("replay.to_table"))));
@@ -171,9 +174,11 @@ export function replayView(tableId, start = -1, reviewAtOnce = false) {
       } catch {
         log = [];
       }
+      if (gone) return;
       // moves, not the table version: a move taken back (undo) bumped the version too
       total = log.length || table.version;
       const module = await RENDERERS[table.game]();
+      if (gone) return;
       rendererModule = module;
       renderer = module.createRenderer({ act: () => false, interactive: false, boardTools: (which) => boards.tools(which) });
       boards = createBoards({
@@ -184,9 +189,10 @@ export function replayView(tableId, start = -1, reviewAtOnce = false) {
       renderHead();
       document.addEventListener("keydown", onKey);
       await show(start >= 0 ? start : total);
-      if (reviewAtOnce) await openReview();
+      if (reviewAtOnce && !gone) await openReview();
     },
     unmount() {
+      gone = true;
       document.removeEventListener("keydown", onKey);
       if (review) review.destroy();
       if (renderer) renderer.destroy();
