@@ -407,7 +407,6 @@ def test_replay_instruction_does_not_wait(client: Client) -> None:
     assert "…" not in client.page.inner_text("#instruction")
 
 
-
 def test_a_replay_left_while_loading_does_nothing_more(client: Client) -> None:
     """A replay page left before its table had loaded went on loading after it was gone: it
     asked for the replay, drew it into the page left, and kept listening to the arrow keys
