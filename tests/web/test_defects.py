@@ -441,6 +441,35 @@ def test_a_replay_left_while_loading_does_nothing_more(client: Client) -> None:
     assert not client.errors, client.errors
 
 
+def test_a_review_left_before_it_is_found_is_not_asked_for(client: Client) -> None:
+    """A replay opened with its review (?review=1) looks for a stored review and, with none,
+    asks the server for one (a bot's analysis of every move). Left before the answer came, it
+    used to ask all the same, for a page nobody was looking at."""
+    tid = client.create_table("coffee-rush", ["random"])
+    client.start()
+    sock = python_player(client).socket(tid)
+    sock.recv()
+    play_out([sock], random.Random(3))
+    sock.close()
+    page = client.page
+    held: list[Any] = []
+    page.route(f"**/api/tables/{tid}/review?*", lambda route: held.append(route))
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if r.method == "POST" else None)
+    client.goto(f"#/replay/{tid}?review=1")
+    for _ in range(100):  # the route's handler runs while the page is waited on
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert len(held) == 1 and held[0].request.method == "GET"
+    client.goto("#/")
+    page.wait_for_selector("#create-table")
+    held[0].continue_()  # the server's answer: no review stored
+    page.wait_for_timeout(1000)
+    assert not [url for url in asked if "/review" in url], asked
+    assert not client.errors, client.errors
+
+
 # ---- 16: a logged-out page load logs nothing ---------------------------------------------------
 def test_a_logged_out_page_load_logs_nothing(browser: Any, server: ServerProcess) -> None:
     context = browser.new_context()

@@ -71,6 +71,7 @@ export function createReview({ table, jump, renderers, viewAt = null, budget = "
   }
 
   function showStatus(answer) {
+    if (closed) return; // the page was left while the answer came
     if (answer.status === "done") {
       review = answer.review;
       seat = review.reviewed.includes(seat) ? seat : review.reviewed[0];
@@ -103,6 +104,7 @@ export function createReview({ table, jump, renderers, viewAt = null, budget = "
   }
 
   async function ask() {
+    if (closed) return;
     try {
       showStatus(await api.post(`/api/tables/${encodeURIComponent(table.id)}/review`, { budget }));
     } catch (err) {
@@ -240,6 +242,7 @@ export function createReview({ table, jump, renderers, viewAt = null, budget = "
       try {
         showStatus(await api.get(reviewUrl(table.id, budget)));
       } catch (err) {
+        if (closed) return; // nobody is looking: no review is asked for
         if (err.status === 404 && err.code === "no_review" && askNow) {
           await ask();
         } else if (err.status === 404 && err.code === "no_review") {
