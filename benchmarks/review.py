@@ -21,7 +21,8 @@ import random
 import statistics
 import time
 
-from coffeetable.bots.base import Limit, make_bot
+from coffeetable.bots.base import Limit
+from coffeetable.bots.make import make_bot
 from coffeetable.bots.review import (
     Decision,
     ReviewSettings,

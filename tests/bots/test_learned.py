@@ -12,7 +12,6 @@ import pytest
 
 from coffeetable import find_game
 from coffeetable.bots import learned, make_bot
-from coffeetable.bots.base import NEWEST, parse_learned
 from coffeetable.bots.learned import (
     CAFE_FEATURES,
     RUSH_FEATURES,
@@ -20,6 +19,7 @@ from coffeetable.bots.learned import (
     cafe_features,
     rush_features,
 )
+from coffeetable.bots.make import NEWEST, parse_learned
 from coffeetable.core.errors import DataError
 from coffeetable.core.game import State
 from tests.bots.test_bots import (

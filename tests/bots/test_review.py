@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from coffeetable.bots.base import Limit, make_bot
+from coffeetable.bots.base import Limit
+from coffeetable.bots.make import make_bot
 from coffeetable.bots.review import (
     Decision,
     MoveReview,

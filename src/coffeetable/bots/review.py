@@ -31,8 +31,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from coffeetable.bots.base import Limit, make_bot
+from coffeetable.bots.base import Limit
 from coffeetable.bots.greedy import best_turns
+from coffeetable.bots.make import make_bot
 from coffeetable.core.errors import CoffeetableError, DataError
 from coffeetable.core.game import JSON, Action, Game, State
 from coffeetable.core.record import GameRecord, RecordActionError

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from coffeetable.bots.base import make_bot
+from coffeetable.bots.make import make_bot
 from coffeetable.core.errors import DataError
 from coffeetable.core.game import Game
 from coffeetable.core.registry import find_game

@@ -634,7 +634,8 @@ def _inspect(args: argparse.Namespace) -> int:
 
     suggest = None
     if args.suggest:
-        from coffeetable.bots.base import Limit, make_bot
+        from coffeetable.bots.base import Limit
+        from coffeetable.bots.make import make_bot
 
         make_bot(args.bot)  # a clear error for an unknown bot
         suggest = (args.bot, Limit(time=args.time) if args.time is not None else None)

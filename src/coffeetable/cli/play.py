@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from coffeetable.bots.base import make_bot
+from coffeetable.bots.make import make_bot
 from coffeetable.core.errors import CoffeetableError, DataError
 from coffeetable.core.game import Game
 from coffeetable.core.record import GameRecord

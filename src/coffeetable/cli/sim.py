@@ -6,7 +6,8 @@ import statistics
 import time
 from typing import Any
 
-from coffeetable.bots.base import Bot, make_bot
+from coffeetable.bots.base import Bot
+from coffeetable.bots.make import make_bot
 from coffeetable.cli.progress import Progress
 from coffeetable.core.errors import DataError
 from coffeetable.core.game import Game, State
