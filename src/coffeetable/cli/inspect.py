@@ -7,7 +7,7 @@ from typing import Any
 
 from coffeetable.bots.base import Limit
 from coffeetable.bots.make import make_bot
-from coffeetable.cli.main import game_for
+from coffeetable.cli.games import game_for
 from coffeetable.core.game import State
 from coffeetable.core.record import GameRecord, load_state_or_record, read_json_file
 

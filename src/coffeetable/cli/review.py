@@ -6,7 +6,7 @@ import argparse
 import json
 
 from coffeetable.bots.review import review_record, settings_from, summary_text
-from coffeetable.cli.main import game_for
+from coffeetable.cli.games import game_for
 from coffeetable.cli.progress import Progress
 from coffeetable.core.errors import DataError
 from coffeetable.core.record import GameRecord, read_json_file
