@@ -3,7 +3,7 @@
 // anyone who is not an admin; this page then says so.
 
 import { api, errorText } from "./api.js";
-import { requireLogin, toast } from "./app.js";
+import { requireLogin, toast } from "./shell.js";
 import { lineWords } from "./chat.js";
 import { button, h, mount } from "./dom.js";
 import { t } from "./i18n.js";

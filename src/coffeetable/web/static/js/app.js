@@ -1,4 +1,4 @@
-// The shell: session, header, language switch, hash router, toasts and the banner.
+// The start-up and the hash router (the session, header, toasts and banner: shell.js).
 //
 // Routes:  #/             lobby
 //          #/login        sign up / log in / play as a guest   (#/login?next=...)
@@ -15,50 +15,13 @@
 //          #/decks        my decks: upload, who may use them, calibration
 //          #/decks/edit/GAME   the card editor (cafe, coffee-rush)  (?from=SHA256: a deck to start from)
 
-import { initPalette, onPaletteChange, paletteControl } from "./a11y.js";
-import { api } from "./api.js";
-import { $, button, h, mount } from "./dom.js";
-import { LANGUAGES, initI18n, language, onLanguageChange, setLanguage, t } from "./i18n.js";
-import { channel, connectChannel, onChannel, refreshTitle } from "./notify.js";
-
-export const session = { user: null, games: null };
+import { initPalette, onPaletteChange } from "./a11y.js";
+import { $, h, mount } from "./dom.js";
+import { initI18n, onLanguageChange, t } from "./i18n.js";
+import { onChannel } from "./notify.js";
+import { banner, parseHash, refreshSession, renderHeader, session, setRouter } from "./shell.js";
 
 let currentView = null;
-
-// ---- toasts and the banner --------------------------------------------------------------------
-export function toast(text, kind = "error", ms = 5000) {
-  const box = $("#toasts");
-  const el = h("div", { class: ["toast", kind], role: kind === "error" ? "alert" : "status" }, text);
-  box.appendChild(el);
-  setTimeout(() => el.classList.add("gone"), ms);
-  setTimeout(() => el.remove(), ms + 600);
-  return el;
-}
-
-export function banner(text, kind = "warn") {
-  const el = $("#banner");
-  if (!text) {
-    el.hidden = true;
-    el.replaceChildren();
-    return;
-  }
-  el.hidden = false;
-  el.className = kind;
-  mount(el, text);
-}
-
-// ---- routing ------------------------------------------------------------------------------------
-export function parseHash() {
-  const raw = location.hash.replace(/^#\/?/, "");
-  const [path, query = ""] = raw.split("?");
-  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
-  return { parts, query: new URLSearchParams(query) };
-}
-
-export function go(hash) {
-  if (location.hash === hash) route();
-  else location.hash = hash;
-}
 
 const routes = {
   "": () => import("./lobby.js").then((m) => m.lobbyView()),
@@ -116,87 +79,6 @@ async function route() {
   renderHeader();
 }
 
-// ---- header -------------------------------------------------------------------------------------
-export function renderHeader() {
-  const here = parseHash().parts[0] || "";
-  const link = (hash, key, active) =>
-    h("a", { href: hash, class: active ? "active" : null, "data-nav": key }, t(`nav.${key}`));
-  mount(
-    $("#nav"),
-    link("#/", "lobby", here === "" || here === "lobby"),
-    link("#/leaderboard", "leaderboard", here === "leaderboard"),
-    session.user && !session.user.guest ? link("#/profile", "profile", here === "profile") : null,
-    session.user && !session.user.guest ? link("#/friends", "friends", here === "friends") : null,
-    session.user && session.user.admin ? link("#/admin", "admin", here === "admin") : null,
-    session.user ? gamesLink(here === "games") : null,
-    session.user ? link("#/settings", "settings", here === "settings") : null,
-  );
-  const box = $("#user-box");
-  if (session.user) {
-    mount(
-      box,
-      h("span", { class: "me", title: t("header.signed_in_as") },
-        h("span", { class: "me-name", id: "me-name" }, session.user.name),
-        session.user.guest ? h("span", { class: "tag" }, t("header.guest")) : null),
-      button(t("header.logout"), logout, { class: "link", id: "logout" }),
-    );
-  } else {
-    mount(box, h("a", { href: "#/login", class: "button small", id: "login-link" }, t("header.login")));
-  }
-  const paletteBox = $("#palette-box") || h("span", { id: "palette-box" });
-  if (!paletteBox.isConnected) $("#lang-box").before(paletteBox);
-  mount(paletteBox, paletteControl());
-  $("#lang-label").textContent = t("header.language");
-  const select = $("#lang");
-  if (!select.options.length) {
-    for (const l of LANGUAGES) select.appendChild(h("option", { value: l.code }, l.name));
-    select.addEventListener("change", () => setLanguage(select.value));
-  }
-  select.value = language();
-  refreshTitle(); // the app's title, with "your move" before it when it is
-}
-
-/** "My games", with how many wait for the player's move. */
-function gamesLink(active) {
-  const n = channel.yourMove.size;
-  return h("a", { href: "#/games", class: active ? "active" : null, "data-nav": "games" },
-    t("nav.games"), n ? h("span", { class: "badge", id: "your-move-count" }, String(n)) : null);
-}
-
-async function logout() {
-  try {
-    await api.logout();
-  } catch {
-    /* the session is gone either way */
-  }
-  session.user = null;
-  connectChannel(null);
-  go("#/");
-}
-
-export async function refreshSession() {
-  try {
-    session.user = await api.session(); // null when logged out (no 401 in the console)
-  } catch {
-    session.user = null;
-  }
-  connectChannel(session.user);
-  renderHeader();
-  return session.user;
-}
-
-export async function gamesInfo() {
-  if (!session.games) session.games = await api.games();
-  return session.games;
-}
-
-/** The page needs a logged-in player: send them to the login page and come back. */
-export function requireLogin() {
-  if (session.user) return true;
-  go(`#/login?next=${encodeURIComponent(location.hash || "#/")}`);
-  return false;
-}
-
 // ---- start --------------------------------------------------------------------------------------
 async function boot() {
   initPalette();
@@ -216,6 +98,7 @@ async function boot() {
     if (msg.type === "welcome" || msg.type === "turn" || msg.type === "ended") renderHeader();
   });
   import("./friends.js").then((m) => m.startFriendNews());
+  setRouter(route);
   window.addEventListener("hashchange", route);
   await route();
 }

@@ -1,7 +1,7 @@
 // Sign up, log in, or play as a guest.
 
 import { api, errorText } from "./api.js";
-import { go, refreshSession } from "./app.js";
+import { go, refreshSession } from "./shell.js";
 import { button, h, mount } from "./dom.js";
 import { t } from "./i18n.js";
 

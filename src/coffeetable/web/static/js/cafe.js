@@ -470,7 +470,7 @@ export function createRenderer({ act, interactive = true, barExtras = null, boar
       ui.locked = null;
       ui.hover = cell;
       drawPreview();
-      import("./app.js").then((m) => m.toast(`${t("cafe.place_refused")} ${p.reason}`, "warn"));
+      import("./shell.js").then((m) => m.toast(`${t("cafe.place_refused")} ${p.reason}`, "warn"));
       return;
     }
     ui.locked = cell;

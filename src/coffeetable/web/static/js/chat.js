@@ -7,7 +7,7 @@
 // name opens its menu: mute, block, report the line, report the player (docs/server.md).
 
 import { api, errorText } from "./api.js";
-import { session, toast } from "./app.js";
+import { session, toast } from "./shell.js";
 import { button, h, mount } from "./dom.js";
 import { language, t, tn } from "./i18n.js";
 

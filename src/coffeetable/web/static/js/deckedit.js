@@ -9,7 +9,7 @@
 // js/deckedit-cafe.js and js/deckedit-rush.js.
 
 import { api, errorText, TextBody } from "./api.js";
-import { go, session, toast } from "./app.js";
+import { go, session, toast } from "./shell.js";
 import { button, h, mount } from "./dom.js";
 import { has, t, tn } from "./i18n.js";
 

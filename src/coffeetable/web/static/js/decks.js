@@ -4,7 +4,7 @@
 // owner changes who may use it, or deletes it.
 
 import { api, errorText, TextBody } from "./api.js";
-import { requireLogin, session, toast } from "./app.js";
+import { requireLogin, session, toast } from "./shell.js";
 import { gameTitle } from "./common.js";
 import { VISIBILITIES, filePicker, fileText, problemList } from "./deckedit.js";
 import { button, h, mount } from "./dom.js";

@@ -2,7 +2,7 @@
 // tables (the page and the lobby's box), and the table page's "Invite a friend" picker.
 
 import { api, errorText } from "./api.js";
-import { go, requireLogin, session, toast } from "./app.js";
+import { go, requireLogin, session, toast } from "./shell.js";
 import { gameTitle } from "./common.js";
 import { button, h, mount } from "./dom.js";
 import { t, tn } from "./i18n.js";

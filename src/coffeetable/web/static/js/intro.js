@@ -4,7 +4,7 @@
 // in plays as a guest: no form.
 
 import { api, errorText } from "./api.js";
-import { go, refreshSession, session, toast } from "./app.js";
+import { go, refreshSession, session, toast } from "./shell.js";
 import { rememberHost } from "./common.js";
 import { button, h, mount } from "./dom.js";
 import { ht, loadLearnText } from "./learn-text.js";

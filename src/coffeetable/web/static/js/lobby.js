@@ -2,7 +2,7 @@
 
 import { limitText as silenceText } from "./abandon.js";
 import { api, errorText } from "./api.js";
-import { gamesInfo, go, requireLogin, session, toast } from "./app.js";
+import { gamesInfo, go, requireLogin, session, toast } from "./shell.js";
 import {
   botName, clockSummary, rememberHost, gameTitle, mySeat, deckLabel, optionsSummary, seatBadge, statusText,
 } from "./common.js";

@@ -3,7 +3,7 @@
 // refreshes when the user channel says a turn changed (notify.js).
 
 import { api, errorText } from "./api.js";
-import { requireLogin, session } from "./app.js";
+import { requireLogin, session } from "./shell.js";
 import { gameTitle, seatBadge, statusText } from "./common.js";
 import { formatDuration, h, mount } from "./dom.js";
 import { t, tn } from "./i18n.js";

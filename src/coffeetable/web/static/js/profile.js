@@ -3,7 +3,7 @@
 // high-score board.
 
 import { api, errorText } from "./api.js";
-import { gamesInfo, go } from "./app.js";
+import { gamesInfo, go } from "./shell.js";
 import { botName, gameTitle, soloLabel } from "./common.js";
 import { button, h, mount, s } from "./dom.js";
 import { language, t, tn } from "./i18n.js";

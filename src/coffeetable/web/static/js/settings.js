@@ -4,7 +4,7 @@
 // off at once, logged in or not.
 
 import { api, errorText } from "./api.js";
-import { requireLogin, session, toast } from "./app.js";
+import { requireLogin, session, toast } from "./shell.js";
 import { button, h, mount } from "./dom.js";
 import { LANGUAGES, language, t, tn } from "./i18n.js";
 import { notificationsSupported, playChime, setPrefs } from "./notify.js";

@@ -3,7 +3,7 @@
 
 import { createAbandonBox } from "./abandon.js";
 import { api, errorText } from "./api.js";
-import { banner, go, requireLogin, session, toast } from "./app.js";
+import { banner, go, requireLogin, session, toast } from "./shell.js";
 import {
   clockSummary, createdByMe, gameTitle, mySeat, rememberHost, deckLabel, optionsSummary, scoreTable, seatBadge, seatName, soloLabel, statusText,
 } from "./common.js";
