@@ -15,7 +15,7 @@ import pytest
 
 from coffeetable.server.auth import SESSION_COOKIE
 from tests.server.live import Player, ServerProcess, play_out
-from tests.web.ui import Client, cafe_step, text_and_colour
+from tests.web.ui import Client, cafe_step, hold_busy_until_finished, text_and_colour
 
 
 def api(client: Client, method: str, path: str, body: Any = None) -> tuple[int, Any]:
@@ -46,6 +46,42 @@ def seated_pair(host: Client, friend: Client) -> str:
     assert api(friend, "POST", f"/api/tables/{tid}/join", {"seat": 1})[0] == 200
     host.page.wait_for_selector("#start-game:not([disabled])")
     return tid
+
+
+def finished_against_random(client: Client, seed: int) -> str:
+    """A Coffee Rush table of `client` against the random bot, played to the end from Python
+    (`random.Random(seed)` choosing the moves): its id."""
+    tid = client.create_table("coffee-rush", ["random"])
+    client.start()
+    sock = python_player(client).socket(tid)
+    sock.recv()
+    play_out([sock], random.Random(seed))
+    sock.close()
+    return tid
+
+
+def wait_held(page: Any, held: list[Any], seconds: float = 10) -> None:
+    """Wait until a request routed into `held` is there (the route's handler runs while the
+    page is waited on)."""
+    for _ in range(int(seconds * 10)):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert len(held) == 1
+
+
+def played_from_python(host: Client, friend: Client) -> tuple[str, list[Any]]:
+    """A started Coffee Rush table of the two, both seats played from Python and the friend's
+    page closed (one page draws: the host's): its id and the two sockets, each past its
+    first snapshot."""
+    tid = seated_pair(host, friend)
+    host.start()
+    host.page.wait_for_selector("#rush")
+    sockets = [python_player(c).socket(tid) for c in (host, friend)]
+    friend.page.close()
+    for sock in sockets:
+        sock.recv()
+    return tid, sockets
 
 
 def error_toasts(client: Client) -> list[str]:
@@ -210,11 +246,7 @@ def test_start_stays_busy_through_redraws(browser: Any, server: ServerProcess) -
             }"""
         )
         host.page.click("#start-game")
-        for _ in range(50):  # the route's handler runs while the page is waited on
-            if held:
-                break
-            host.page.wait_for_timeout(100)
-        assert len(held) == 1
+        wait_held(host.page, held)
         # the seats are redrawn while Start is on its way
         assert api(friend, "POST", f"/api/tables/{tid}/leave")[0] == 200
         host.page.wait_for_selector("#pregame-status:has-text('Waiting for')")
@@ -241,32 +273,15 @@ def test_a_table_left_handles_none_of_its_waiting_messages(
     keep one), which the next table's page shares."""
     host, friend = Client(browser, server), Client(browser, server)
     try:
-        tid = seated_pair(host, friend)
-        host.start()
-        host.page.wait_for_selector("#rush")
-        sockets = [python_player(c).socket(tid) for c in (host, friend)]
-        friend.page.close()
-        for sock in sockets:
-            sock.recv()
+        tid, sockets = played_from_python(host, friend)
         game = threading.Thread(target=play_out, args=(sockets, random.Random(7)))
         game.start()
         # the page held busy while the game is played (the burst waits), then, at its first
         # drawing, the player leaves for the lobby; the table's version as it is left
-        host.page.evaluate(
-            """(tid) => {
-                const deadline = Date.now() + 60000;
-                const status = () => {
-                    const xhr = new XMLHttpRequest();
-                    xhr.open('GET', `/api/tables/${tid}`, false);
-                    xhr.send();
-                    return JSON.parse(xhr.responseText).status;
-                };
-                while (status() !== 'finished' && Date.now() < deadline) {
-                    const until = Date.now() + 50;
-                    while (Date.now() < until);
-                }
-                const until = Date.now() + 300;
-                while (Date.now() < until);
+        hold_busy_until_finished(
+            host.page,
+            tid,
+            then="""
                 const page = document.querySelector('#table-page');
                 window.__left = page;
                 addEventListener('hashchange', () => { window.__atLeave = page.dataset.version; },
@@ -276,8 +291,7 @@ def test_a_table_left_handles_none_of_its_waiting_messages(
                     location.hash = '#/';
                 });
                 watch.observe(page, { attributes: true, attributeFilter: ['data-version'] });
-            }""",
-            tid,
+            """,
         )
         game.join(60)
         assert not game.is_alive()
@@ -393,12 +407,7 @@ def test_unknown_profile_and_leaderboard(client: Client) -> None:
 
 # ---- 15: a replay does not wait for anyone -----------------------------------------------------
 def test_replay_instruction_does_not_wait(client: Client) -> None:
-    tid = client.create_table("coffee-rush", ["random"])
-    client.start()
-    sock = python_player(client).socket(tid)
-    sock.recv()
-    play_out([sock], random.Random(2))
-    sock.close()
+    tid = finished_against_random(client, seed=2)
     client.goto(f"#/replay/{tid}?n=3")
     # the replay's own bar (the table page's instruction stays a moment, until the route swaps)
     client.page.wait_for_selector("#replay-slider", timeout=30_000)
@@ -412,23 +421,14 @@ def test_a_replay_left_while_loading_does_nothing_more(client: Client) -> None:
     asked for the replay, drew it into the page left, and kept listening to the arrow keys
     on every page after, each press asking for another replay (and loading its card file
     into the renderer's one current file, which a table page shares)."""
-    tid = client.create_table("coffee-rush", ["random"])
-    client.start()
-    sock = python_player(client).socket(tid)
-    sock.recv()
-    play_out([sock], random.Random(2))
-    sock.close()
+    tid = finished_against_random(client, seed=2)
     page = client.page
     held: list[Any] = []
     page.route(f"**/api/tables/{tid}", lambda route: held.append(route))
     asked: list[str] = []
     page.on("request", lambda r: asked.append(r.url) if "/replay/" in r.url else None)
     client.goto(f"#/replay/{tid}")
-    for _ in range(50):  # the route's handler runs while the page is waited on
-        if held:
-            break
-        page.wait_for_timeout(100)
-    assert len(held) == 1
+    wait_held(page, held)
     client.goto("#/")
     page.wait_for_selector("#create-table")
     held[0].continue_()
@@ -445,23 +445,15 @@ def test_a_review_left_before_it_is_found_is_not_asked_for(client: Client) -> No
     """A replay opened with its review (?review=1) looks for a stored review and, with none,
     asks the server for one (a bot's analysis of every move). Left before the answer came, it
     used to ask all the same, for a page nobody was looking at."""
-    tid = client.create_table("coffee-rush", ["random"])
-    client.start()
-    sock = python_player(client).socket(tid)
-    sock.recv()
-    play_out([sock], random.Random(3))
-    sock.close()
+    tid = finished_against_random(client, seed=3)
     page = client.page
     held: list[Any] = []
     page.route(f"**/api/tables/{tid}/review?*", lambda route: held.append(route))
     asked: list[str] = []
     page.on("request", lambda r: asked.append(r.url) if r.method == "POST" else None)
     client.goto(f"#/replay/{tid}?review=1")
-    for _ in range(100):  # the route's handler runs while the page is waited on
-        if held:
-            break
-        page.wait_for_timeout(100)
-    assert len(held) == 1 and held[0].request.method == "GET"
+    wait_held(page, held)
+    assert held[0].request.method == "GET"
     client.goto("#/")
     page.wait_for_selector("#create-table")
     held[0].continue_()  # the server's answer: no review stored

@@ -15,9 +15,9 @@ from typing import Any
 
 from coffeetable import find_game
 from tests.server.live import Player, ServerProcess, play_out
-from tests.web.test_defects import python_player, seated_pair
+from tests.web.test_defects import played_from_python
 from tests.web.test_shell_ui import random_record
-from tests.web.ui import Client, cafe_step
+from tests.web.ui import Client, cafe_step, hold_busy_until_finished
 
 #: Café card ids as the server's English names them (P15, E3 ...)
 CARD_ID = re.compile(r"\b[A-Z]\d{1,3}\b")
@@ -273,11 +273,7 @@ def test_a_burst_of_moves_is_not_drawn_move_by_move(browser: Any, server: Server
     (`tests/web/test_defects.py`'s rematch waited 21 s on a loaded machine)."""
     host, friend = Client(browser, server), Client(browser, server)
     try:
-        tid = seated_pair(host, friend)
-        host.start()
-        host.page.wait_for_selector("#rush")
-        sockets = [python_player(c).socket(tid) for c in (host, friend)]
-        friend.page.close()  # one page draws: the host's
+        tid, sockets = played_from_python(host, friend)
         # every drawing of the whole log from now on
         host.page.evaluate(
             """() => {
@@ -289,31 +285,12 @@ def test_a_burst_of_moves_is_not_drawn_move_by_move(browser: Any, server: Server
                 }).observe(document.body, { childList: true, subtree: true });
             }"""
         )
-        for sock in sockets:
-            sock.recv()
         start = sockets[0].version
         game = threading.Thread(target=play_out, args=(sockets, random.Random(5)))
         game.start()
         # the page held busy until the game is over (asked with a synchronous request), and a
         # moment more for the last updates to arrive
-        host.page.evaluate(
-            """(tid) => {
-                const deadline = Date.now() + 60000;
-                const status = () => {
-                    const xhr = new XMLHttpRequest();
-                    xhr.open('GET', `/api/tables/${tid}`, false);
-                    xhr.send();
-                    return JSON.parse(xhr.responseText).status;
-                };
-                while (status() !== 'finished' && Date.now() < deadline) {
-                    const until = Date.now() + 50;
-                    while (Date.now() < until);
-                }
-                const until = Date.now() + 300;
-                while (Date.now() < until);
-            }""",
-            tid,
-        )
+        hold_busy_until_finished(host.page, tid)
         game.join(60)
         assert not game.is_alive()
         final = sockets[0].version

@@ -204,6 +204,32 @@ class Client:
         self.page.screenshot(path=str(folder / f"{name}.png"), full_page=full_page)
 
 
+def hold_busy_until_finished(page: Any, tid: str, then: str = "") -> None:
+    """Keep the page busy (one long synchronous task, as a slow phone or a busy tab is) until
+    table `tid` is finished, asked with synchronous requests, and 300 ms more for its last
+    updates to arrive; then run the JavaScript `then` in the same task. What the table's
+    socket receives meanwhile waits, and comes to the page as a burst."""
+    page.evaluate(
+        """([tid, then]) => {
+            const deadline = Date.now() + 60000;
+            const status = () => {
+                const xhr = new XMLHttpRequest();
+                xhr.open('GET', `/api/tables/${tid}`, false);
+                xhr.send();
+                return JSON.parse(xhr.responseText).status;
+            };
+            while (status() !== 'finished' && Date.now() < deadline) {
+                const until = Date.now() + 50;
+                while (Date.now() < until);
+            }
+            const until = Date.now() + 300;
+            while (Date.now() < until);
+            if (then) (0, eval)(then);
+        }""",
+        [tid, then],
+    )
+
+
 def text_and_colour(page: Any, selector: str) -> tuple[str, str]:
     """An element's text and computed colour, read in one go once it is on the page. A
     locator's `evaluate` finds the element and then evaluates in two steps, and a redraw
