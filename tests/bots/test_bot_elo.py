@@ -19,6 +19,19 @@ BOT_ELO = Path(__file__).resolve().parents[2] / "benchmarks" / "bot_elo.py"
 FAST = ["coffee-rush", "--bots", "random,greedy", "--seed", "30"]
 
 
+def this_commit() -> str:
+    """The commit a game file written now records: this checkout's (benchmarks/_provenance.py,
+    with "+uncommitted" while src/ has changes)."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import _provenance; print(_provenance.commit())"],
+        capture_output=True,
+        text=True,
+        cwd=BOT_ELO.parent,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
 def bot_elo(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(BOT_ELO), *map(str, args)],
@@ -70,7 +83,7 @@ def test_out_holds_every_game_once_as_a_json_line(whole: tuple[Path, str]) -> No
         assert r["pair"] == r["played"] == ["random", "greedy"]
         assert r["bot_seeds"] == [r["deal"] * 64 + s * 8 + r["index"] % 2 for s in range(2)]
         assert sum(r["points"]) == 1 and len(r["scores"]) == 2
-        assert len(r["commit"]) == 40
+        assert r["commit"] == this_commit()
     assert ratings(stdout)[1].split()[:3] == ["greedy", "1500", "±"]  # the anchor
     assert "6 games (6-6 a pair" in stdout
 
