@@ -207,10 +207,10 @@ class Client:
 def hold_busy_until_finished(page: Any, tid: str, then: str = "") -> None:
     """Keep the page busy (one long synchronous task, as a slow phone or a busy tab is) until
     table `tid` is finished, asked with synchronous requests, and 300 ms more for its last
-    updates to arrive; then run the JavaScript `then` in the same task. What the table's
-    socket receives meanwhile waits, and comes to the page as a burst."""
+    updates to arrive; then run the JavaScript statements `then` in the same task. What the
+    table's socket receives meanwhile waits, and comes to the page as a burst."""
     page.evaluate(
-        """([tid, then]) => {
+        """(tid) => {
             const deadline = Date.now() + 60000;
             const status = () => {
                 const xhr = new XMLHttpRequest();
@@ -224,9 +224,10 @@ def hold_busy_until_finished(page: Any, tid: str, then: str = "") -> None:
             }
             const until = Date.now() + 300;
             while (Date.now() < until);
-            if (then) (0, eval)(then);
-        }""",
-        [tid, then],
+        """
+        + then
+        + "}",
+        tid,
     )
 
 
