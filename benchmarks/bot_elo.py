@@ -23,6 +23,8 @@ and each level's 95 % interval is that of its difference to the anchor (0 for th
 
 `--stand-in LEVEL=SPEC` plays SPEC in LEVEL's place (a fixed iteration budget, so that a
 run on a busy machine measures the same bots as on a quiet one) and says so in the file.
+A level that the game plays with another bot (bots/make.py, GAME_LEVELS: Coffee Rush's
+easy and medium are greedy beams) stands in for itself by that bot's spec.
 `--workers N` plays N games at a time in worker processes (each game seeded by its deal and
 seat, so the games do not depend on N).
 
@@ -43,8 +45,8 @@ record stops the run with its line number.
 published table's games (or --fit-only FILE's), each pair's expected score taken from the
 fitted ratings except that the bots of `--never-wins` (default random) lose every game.
 
-`--budgets POSITIONS` plays nothing: it lets ismcts:easy, medium and hard (their time
-budgets) decide on the same mid-game positions (bots_strength.py's, from --seed) and prints
+`--budgets POSITIONS` plays nothing: it lets ISMCTS at the time budgets of the levels
+easy, medium and hard decide on the same mid-game positions (bots_strength.py's, from --seed) and prints
 their median iterations and easy's and medium's median share of hard's: the fixed budgets
 that stand in for the levels.
 
@@ -72,7 +74,9 @@ from typing import Any
 from _provenance import commit
 
 from coffeetable import find_game
+from coffeetable.bots import LEVELS as BOT_LEVELS
 from coffeetable.bots import make_bot, tournament
+from coffeetable.bots.make import GAME_LEVELS
 from coffeetable.bots.tournament import PUBLISHED_RATINGS, GameJob, TournamentResult
 from coffeetable.core.errors import DataError
 
@@ -242,6 +246,12 @@ def main(argv: list[str] | None = None) -> None:
     unknown = set(stand_ins) - set(bots)
     if unknown:
         parser.error(f"--stand-in for bots not in --bots: {', '.join(sorted(unknown))}")
+    # a level that this game plays with another bot (bots/make.py, GAME_LEVELS) is that bot:
+    # it is played and recorded as its own spec, so that the file tells its games apart from
+    # those of the level when it was the search
+    for level, spec in GAME_LEVELS.get(args.game, {}).items():
+        if f"ismcts:{level}" in bots:
+            stand_ins.setdefault(f"ismcts:{level}", spec)
     anchor_bot, anchor_text = args.anchor
     if anchor_bot not in bots:
         parser.error(f"--anchor: {anchor_bot} is not one of the bots")
@@ -336,8 +346,8 @@ def _budgets(game: str, players: int, count: int, seed: int) -> None:
     for n, state in enumerate(_positions(game, players, count, seed)):
         seat = min(state.current_seats())
         row = [
-            int(make_bot(f"ismcts:{level}", n).choose(state, seat)[1].get("iterations", 0))
-            for level in ("easy", "medium", "hard")
+            int(make_bot(f"ismcts:{limit}s", n).choose(state, seat)[1].get("iterations", 0))
+            for limit in (BOT_LEVELS[level].time for level in ("easy", "medium", "hard"))
         ]
         print(f"  position {n}: {row[0]} / {row[1]} / {row[2]} iterations", file=sys.stderr)
         if row[2]:

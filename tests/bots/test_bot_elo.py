@@ -211,6 +211,25 @@ def test_games_of_another_spec_are_not_mixed_in(tmp_path: Path) -> None:
     assert "2 as ismcts:4i are not used" in chosen.stderr
 
 
+def test_a_level_played_by_another_bot_is_recorded_as_that_bot(tmp_path: Path) -> None:
+    """Coffee Rush's easy level is a greedy beam 2 wide (bots/make.py, GAME_LEVELS): its
+    games are played and recorded as `greedy:w2`, so that a file's games of the level when
+    it was the search (recorded as the search's spec) are never mixed with them."""
+    out = tmp_path / "levels.jsonl"
+    done = bot_elo("coffee-rush", "--bots", "greedy,ismcts:easy", "--games", "2", "--out", out)
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    assert [r["played"] for r in records] == [["greedy", "greedy:w2"]] * 2
+    assert "played as greedy:w2" in done.stdout
+    searched = tmp_path / "searched.jsonl"
+    searched.write_text(
+        out.read_text("utf-8").replace('"greedy:w2"', '"ismcts:260i"'), encoding="utf-8"
+    )
+    fit = bot_elo("coffee-rush", "--bots", "greedy,ismcts:easy", "--fit-only", searched)
+    assert fit.returncode == 0 and "Traceback" not in fit.stderr
+    assert "games of ismcts:easy played 2 as ismcts:260i are not used" in fit.stderr
+
+
 def test_out_does_not_overwrite_a_file_without_resume(
     whole: tuple[Path, str], tmp_path: Path
 ) -> None:

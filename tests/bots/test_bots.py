@@ -44,6 +44,7 @@ from coffeetable.bots.ismcts import (
     _best_of_runs,
     _widen,
 )
+from coffeetable.bots.make import GAME_LEVELS, LevelBot
 from coffeetable.core.errors import DataError
 from coffeetable.core.game import ScoreBreakdown, State
 from coffeetable.core.registry import find_game
@@ -627,7 +628,7 @@ def test_a_sweep_that_cannot_complete_is_given_up_early(
         now[0] += 1.0
         return None if now[0] >= deadline else 1
 
-    bot = make_bot("ismcts:hard", 1)
+    bot = make_bot("ismcts:1s", 1)
     assert isinstance(bot, IsmctsBot)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ismcts, "_play_next_turns", lookahead)
@@ -669,7 +670,7 @@ def test_solo_sweeps_count_the_arms_own_evaluations(
         played.append(len(played) % len(arms))
         return ends[played[-1]]
 
-    bot = make_bot("ismcts:hard", 1)
+    bot = make_bot("ismcts:1s", 1)
     assert isinstance(bot, IsmctsBot)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ismcts, "_play_next_turns", lookahead)
@@ -687,7 +688,7 @@ def test_ismcts_keeps_to_a_time_budget() -> None:
         no_peek_state("cafe", 1, {}, 10),
         no_peek_state("cafe", 3, {"espresso": True}, 40),
     ]
-    bot = make_bot("ismcts:easy", 1)
+    bot = make_bot("ismcts", 1)
     for state in positions:
         seat = decision_seats(state)[0]
         seconds, work = [], []
@@ -1147,8 +1148,14 @@ def test_make_bot_names_and_levels() -> None:
     }
     for level, limit in LEVELS.items():
         bot = make_bot(f"ismcts:{level}")
-        assert bot.limit == limit and bot.name == f"ismcts:{level}"
-    assert make_bot("ISMCTS:Hard").limit == LEVELS["hard"]
+        assert isinstance(bot, LevelBot) and bot.name == f"ismcts:{level}"
+        search = bot.bot_for("cafe")
+        assert isinstance(search, IsmctsBot) and search.limit == limit
+        assert search.name == f"ismcts:{level}" and search.plans is bot.plans
+    level_bot = make_bot("ISMCTS:Hard")
+    assert isinstance(level_bot, LevelBot)
+    hard = level_bot.bot_for("coffee-rush")
+    assert isinstance(hard, IsmctsBot) and hard.limit == LEVELS["hard"]
     assert make_bot("ismcts:2.5s").limit == Limit(time=2.5)
     assert make_bot("ismcts:200i").limit == Limit(iterations=200)
     assert make_bot("ismcts:200i").name == "ismcts:200i"
@@ -1157,6 +1164,33 @@ def test_make_bot_names_and_levels() -> None:
     assert isinstance(wide, GreedyBot) and wide.width == 24 and wide.name == "greedy:w24"
     assert (
         make_bot("greedy").width == 6 and make_bot("greedy:w6+learned").name == "greedy:w6+learned"
+    )
+
+
+def test_coffee_rush_levels_play_bots_of_their_strength() -> None:
+    """Coffee Rush's search is about as strong at 0.1 s as at 1 s, so its easy and medium
+    levels play greedy beams 2 and 12 wide (GAME_LEVELS, docs/bots.md "Levels and
+    budgets"); hard is the search. A level's bot is the one its spec names, with the
+    level's seed and its `+learned`, and each game gets its own."""
+    assert GAME_LEVELS == {"coffee-rush": {"easy": "greedy:w2", "medium": "greedy:w12"}}
+    state = no_peek_state("coffee-rush", 2, {}, 10)
+    seat = decision_seats(state)[0]
+    for level, width in (("easy", 2), ("medium", 12)):
+        bot = make_bot(f"ismcts:{level}", 5)
+        assert isinstance(bot, LevelBot)
+        played = bot.bot_for("coffee-rush")
+        assert isinstance(played, GreedyBot) and played.width == width
+        action, info = bot.choose(state, seat)
+        alone, alone_info = make_bot(f"greedy:w{width}", 5).choose(state, seat)
+        assert (action, info["plan"]) == (alone, alone_info["plan"])
+        assert bot.plans == {}  # a greedy beam plans nothing for the server to carry
+        assert isinstance(bot.bot_for("cafe"), IsmctsBot)
+        learned = make_bot(f"ismcts:{level}+learned=1").bot_for("coffee-rush")
+        assert isinstance(learned, GreedyBot) and learned.learned == 1
+    assert isinstance(make_bot("ismcts:hard").bot_for("coffee-rush"), IsmctsBot)
+    # a budget, or no level, is always the search
+    assert isinstance(make_bot("ismcts:0.1s"), IsmctsBot) and isinstance(
+        make_bot("ismcts"), IsmctsBot
     )
 
 

@@ -5,20 +5,35 @@ bots/base.py, so this module stands above them."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from coffeetable.bots.base import LEVELS, Bot, Limit
 from coffeetable.bots.greedy import GreedyBot
 from coffeetable.bots.ismcts import IsmctsBot
 from coffeetable.bots.random_bot import RandomBot
 from coffeetable.core.errors import DataError
+from coffeetable.core.game import Action, State
 
 BOT_NAMES = ("random", "greedy", "ismcts")
+
+#: The levels a player picks (`ismcts:easy`, `ismcts:medium`, `ismcts:hard`) are ISMCTS at
+#: the budgets of LEVELS, except in a game named here, whose search is about as strong at
+#: the lowest budget as at the highest: there a level plays the bot given here, chosen for
+#: its strength (docs/bots.md, "Levels and budgets"). Coffee Rush: ISMCTS at 260, 770 and
+#: 2,600 iterations (0.1, 0.3 and 1 s) rated 1738, 1746 and 1694 (± 63-65) with greedy at
+#: 1500, so all three levels played alike; a greedy beam 2 wide wins 19 % against greedy
+#: (width 6), one 12 wide 58.5 %
+GAME_LEVELS: dict[str, dict[str, str]] = {
+    "coffee-rush": {"easy": "greedy:w2", "medium": "greedy:w12"},
+}
 
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:
     """A bot from its name: `random`, `greedy` (`greedy:w24`: its beam 24 wide instead of
-    greedy.WIDTH), `ismcts` (level medium), `ismcts:easy`,
-    `ismcts:hard`, or `ismcts:2.5s` / `ismcts:500i` for a time / iteration budget. A
+    greedy.WIDTH), `ismcts` (ISMCTS at the medium level's budget), the levels a player
+    picks `ismcts:easy`, `ismcts:medium`, `ismcts:hard` (ISMCTS at the level's budget, or
+    the game's own bot for the level: GAME_LEVELS, LevelBot), or `ismcts:2.5s` /
+    `ismcts:500i` for ISMCTS at a time / iteration budget. A
     `+learned` suffix (`greedy+learned`, `ismcts:hard+learned`) makes greedy and ISMCTS
     judge complete turns by the newest learned value model fitted on the game's number of
     players (`+learned=N`: its version N) where one fits the game, its deck and its number
@@ -35,6 +50,8 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
         bot = GreedyBot(seed, width=int(level[1:]), learned=learned)
         bot.name = label  # a beam of another width than greedy's own (a research bot)
         return bot
+    if name == "ismcts" and level in LEVELS:
+        return LevelBot(level, seed, label, extra if plus else "", learned)
     if name == "ismcts":
         return IsmctsBot(seed, parse_level(level or "medium"), label=label, learned=learned)
     raise DataError(
@@ -75,3 +92,43 @@ def parse_level(level: str) -> Limit:
     raise DataError(
         f"unknown level {level!r}: easy, medium, hard, or a budget such as 2.5s or 500i"
     )
+
+
+class LevelBot:
+    """A level a player picks (`ismcts:easy`, `medium`, `hard`): ISMCTS at the level's
+    budget (LEVELS), or in a game of GAME_LEVELS the bot named there for the level. The game
+    is known at the first decision (the state's), so the bot is built then, once for each
+    game. `plans` is the ISMCTS bot's (the server carries it from one decision to the next);
+    a level played by another bot plans nothing."""
+
+    def __init__(
+        self, level: str, seed: int | None, label: str, extra: str, learned: int | None
+    ) -> None:
+        self.level = level
+        self.name = label
+        self.seed = seed
+        self.extra = extra  # the spec's `+...` suffix, for a level played by another bot
+        self.learned = learned
+        self.plans: dict[int, tuple[Action, ...]] = {}
+        self._bots: dict[str, Bot] = {}
+
+    def bot_for(self, game_name: str) -> Bot:
+        """The bot that plays this level in `game_name`."""
+        bot = self._bots.get(game_name)
+        if bot is None:
+            spec = GAME_LEVELS.get(game_name, {}).get(self.level)
+            if spec is None:
+                search = IsmctsBot(
+                    self.seed, LEVELS[self.level], label=self.name, learned=self.learned
+                )
+                search.plans = self.plans
+                bot = search
+            else:
+                bot = make_bot(f"{spec}+{self.extra}" if self.extra else spec, self.seed)
+            self._bots[game_name] = bot
+        return bot
+
+    def choose(
+        self, state: State, seat: int, limit: Limit | None = None
+    ) -> tuple[Action, dict[str, Any]]:
+        return self.bot_for(state.game.info.name).choose(state, seat, limit)

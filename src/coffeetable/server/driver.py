@@ -27,8 +27,9 @@ from coffeetable.server.storage import Seat, StaleRevisionError, StaleVersionErr
 
 log = logging.getLogger("coffeetable.server")
 
-#: The bot behind the hint button.
-HINT_BOT = "ismcts:easy"
+#: The bot behind the hint button: the search at the easy level's budget in every game (the
+#: level itself plays a weaker bot in some games: bots/make.py, GAME_LEVELS).
+HINT_BOT = "ismcts:0.1s"
 #: Seconds to wait before trying a bot's move again after its job failed.
 RETRY_AFTER = 1.0
 
