@@ -348,7 +348,12 @@ def test_published_ratings_have_their_provenance() -> None:
     import json
     from importlib import resources
 
-    from coffeetable.bots.tournament import MAX_SHOWN_CI95, PUBLISHED_RATINGS, published_ratings
+    from coffeetable.bots.tournament import (
+        MAX_SHOWN_CI95,
+        PUBLISHED_RATINGS,
+        plays_as_measured,
+        published_ratings,
+    )
 
     data = json.loads(
         resources.files("coffeetable.bots.data").joinpath(PUBLISHED_RATINGS).read_text("utf-8")
@@ -362,7 +367,7 @@ def test_published_ratings_have_their_provenance() -> None:
         assert shown[game] == {
             b: round(row["elo"])
             for b, row in table["bots"].items()
-            if row["ci95"] <= MAX_SHOWN_CI95
+            if row["ci95"] <= MAX_SHOWN_CI95 and plays_as_measured(game, b, row["played_as"])
         }
     for game, table in data["games"].items():
         for key in ("command", "commit", "date", "players", "games_per_pair", "anchor", "pairs"):
@@ -372,6 +377,47 @@ def test_published_ratings_have_their_provenance() -> None:
         assert ratings[game] == {b: round(row["elo"]) for b, row in table["bots"].items()}
         for spec in ("random", "greedy", "ismcts:easy", "ismcts:medium", "ismcts:hard"):
             assert spec in ratings[game], (game, spec)
+
+
+def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
+    """Coffee Rush's easy and medium levels play greedy beams (bots/make.py, GAME_LEVELS):
+    a rating measured when they were the search is not shown for them, however narrow;
+    measured as the beams, it is. Café's levels are the search, measured at a stand-in
+    budget or at their own time."""
+    from coffeetable.bots.tournament import MAX_SHOWN_CI95, plays_as_measured, shown_ratings
+
+    def row(played_as: str, ci95: float = 40.0) -> dict[str, Any]:
+        return {"elo": 1600.4, "ci95": ci95, "played_as": played_as}
+
+    data = {
+        "games": {
+            "coffee-rush": {
+                "bots": {
+                    "greedy": row("greedy", 0.0),
+                    "ismcts:easy": row("ismcts:260i"),  # the level before it was a beam
+                    "ismcts:medium": row("greedy:w12"),
+                    "ismcts:hard": row("ismcts:2600i"),
+                    "random": row("random", 240.0),
+                }
+            },
+            "cafe": {
+                "bots": {
+                    "ismcts:easy": row("ismcts:easy"),
+                    "ismcts:medium": row("greedy:w12"),  # not what Café's medium plays
+                    "ismcts:hard": row("ismcts:40i"),
+                    "greedy": row("greedy:w24"),
+                }
+            },
+        }
+    }
+    assert shown_ratings(data, MAX_SHOWN_CI95) == {
+        "coffee-rush": {"greedy": 1600, "ismcts:medium": 1600, "ismcts:hard": 1600},
+        "cafe": {"ismcts:easy": 1600, "ismcts:hard": 1600},
+    }
+    assert len(shown_ratings(data, None)["coffee-rush"]) == 5  # the file as it is
+    assert plays_as_measured("coffee-rush", "ismcts:easy", "greedy:w2")
+    assert not plays_as_measured("coffee-rush", "ismcts:hard", "greedy:w2")
+    assert not plays_as_measured("cafe", "ismcts:hard", "ismcts:easy")  # another level
 
 
 # ==== game records (benchmarks/bot_elo.py --out) ============================================

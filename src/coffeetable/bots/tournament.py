@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from coffeetable.bots.make import make_bot
+from coffeetable.bots.base import LEVELS
+from coffeetable.bots.make import GAME_LEVELS, make_bot
 from coffeetable.core.errors import DataError
 from coffeetable.core.game import Game
 from coffeetable.core.registry import find_game
@@ -572,20 +573,46 @@ MAX_SHOWN_CI95 = 100.0
 @functools.cache
 def published_ratings(max_ci95: float | None = MAX_SHOWN_CI95) -> dict[str, dict[str, int]]:
     """The bots' published ratings, per game: {game: {bot spec: Elo, rounded}}, those whose
-    95 % interval is at most `max_ci95` wide (None: all). Empty when the file is missing or
-    unreadable: a server shows no rating then."""
+    95 % interval is at most `max_ci95` wide and that were measured on the bot the level
+    plays now (`plays_as_measured`); None: every rating in the file. Empty when the file is
+    missing or unreadable: a server shows no rating then."""
     try:
         text = (
             resources.files("coffeetable.bots.data").joinpath(PUBLISHED_RATINGS).read_text("utf-8")
         )
-        data = json.loads(text)
-        return {
-            game: {
-                bot: round(float(entry["elo"]))
-                for bot, entry in table["bots"].items()
-                if max_ci95 is None or float(entry["ci95"]) <= max_ci95
-            }
-            for game, table in data["games"].items()
-        }
+        return shown_ratings(json.loads(text), max_ci95)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
+
+
+def shown_ratings(data: Any, max_ci95: float | None) -> dict[str, dict[str, int]]:
+    """published_ratings of the file's `data`."""
+    return {
+        game: {
+            bot: round(float(entry["elo"]))
+            for bot, entry in table["bots"].items()
+            if max_ci95 is None
+            or (
+                float(entry["ci95"]) <= max_ci95
+                and plays_as_measured(game, bot, str(entry["played_as"]))
+            )
+        }
+        for game, table in data["games"].items()
+    }
+
+
+def plays_as_measured(game: str, bot: str, played_as: str) -> bool:
+    """Whether a rating of `bot` measured as `played_as` is the rating of what `bot` plays
+    in `game` now: a level that the game plays with another bot (bots/make.py, GAME_LEVELS)
+    was measured as that bot; another level as the search (at a budget standing in for
+    its time, `ismcts:260i`); any other bot as itself. A level redefined after its rating
+    was measured is not shown until it is measured again."""
+    name, _, level = bot.partition(":")
+    if name == "ismcts" and level in LEVELS:
+        spec = GAME_LEVELS.get(game, {}).get(level)
+        if spec is not None:
+            return played_as == spec
+        return played_as == bot or (
+            played_as.startswith("ismcts:") and played_as.partition(":")[2] not in LEVELS
+        )
+    return played_as == bot
