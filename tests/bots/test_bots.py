@@ -1154,7 +1154,7 @@ def test_make_bot_names_and_levels() -> None:
         assert search.name == f"ismcts:{level}" and search.plans is bot.plans
     level_bot = make_bot("ISMCTS:Hard")
     assert isinstance(level_bot, LevelBot)
-    hard = level_bot.bot_for("coffee-rush")
+    hard = level_bot.bot_for("cafe")
     assert isinstance(hard, IsmctsBot) and hard.limit == LEVELS["hard"]
     assert make_bot("ismcts:2.5s").limit == Limit(time=2.5)
     assert make_bot("ismcts:200i").limit == Limit(iterations=200)
@@ -1169,10 +1169,12 @@ def test_make_bot_names_and_levels() -> None:
 
 def test_coffee_rush_levels_play_bots_of_their_strength() -> None:
     """Coffee Rush's search is about as strong at 0.1 s as at 1 s, so its easy and medium
-    levels play greedy beams 2 and 12 wide (GAME_LEVELS, docs/bots.md "Levels and
-    budgets"); hard is the search. A level's bot is the one its spec names, with the
-    level's seed and its `+learned`, and each game gets its own."""
-    assert GAME_LEVELS == {"coffee-rush": {"easy": "greedy:w2", "medium": "greedy:w12"}}
+    levels play greedy beams 2 and 12 wide and hard the search at 770 iterations
+    (GAME_LEVELS, docs/bots.md "Levels and budgets"). A level's bot is the one its spec
+    names, with the level's seed and its `+learned`, and each game gets its own."""
+    assert GAME_LEVELS == {
+        "coffee-rush": {"easy": "greedy:w2", "medium": "greedy:w12", "hard": "ismcts:770i"}
+    }
     state = no_peek_state("coffee-rush", 2, {}, 10)
     seat = decision_seats(state)[0]
     for level, width in (("easy", 2), ("medium", 12)):
@@ -1187,7 +1189,12 @@ def test_coffee_rush_levels_play_bots_of_their_strength() -> None:
         assert isinstance(bot.bot_for("cafe"), IsmctsBot)
         learned = make_bot(f"ismcts:{level}+learned=1").bot_for("coffee-rush")
         assert isinstance(learned, GreedyBot) and learned.learned == 1
-    assert isinstance(make_bot("ismcts:hard").bot_for("coffee-rush"), IsmctsBot)
+    level = make_bot("ismcts:hard", 5)
+    assert isinstance(level, LevelBot)
+    hard = level.bot_for("coffee-rush")
+    assert isinstance(hard, IsmctsBot) and hard.limit == Limit(iterations=770)
+    assert hard.name == "ismcts:hard" and hard.plans is level.plans
+    assert level.choose(state, seat)[0] == make_bot("ismcts:770i", 5).choose(state, seat)[0]
     # a budget, or no level, is always the search
     assert isinstance(make_bot("ismcts:0.1s"), IsmctsBot) and isinstance(
         make_bot("ismcts"), IsmctsBot

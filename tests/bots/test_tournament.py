@@ -396,7 +396,7 @@ def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
                     "greedy": row("greedy", 0.0),
                     "ismcts:easy": row("ismcts:260i"),  # the level before it was a beam
                     "ismcts:medium": row("greedy:w12"),
-                    "ismcts:hard": row("ismcts:2600i"),
+                    "ismcts:hard": row("ismcts:770i"),
                     "random": row("random", 240.0),
                 }
             },
@@ -416,6 +416,10 @@ def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
     }
     assert len(shown_ratings(data, None)["coffee-rush"]) == 5  # the file as it is
     assert plays_as_measured("coffee-rush", "ismcts:easy", "greedy:w2")
+    # Coffee Rush's hard level is the search at 770 iterations, not the 1 s it was
+    assert not plays_as_measured("coffee-rush", "ismcts:hard", "ismcts:2600i")
+    assert not plays_as_measured("coffee-rush", "ismcts:hard", "ismcts:hard")
+    assert plays_as_measured("cafe", "ismcts:hard", "ismcts:hard")
     assert not plays_as_measured("coffee-rush", "ismcts:hard", "greedy:w2")
     assert not plays_as_measured("cafe", "ismcts:hard", "ismcts:easy")  # another level
 

@@ -603,16 +603,18 @@ def shown_ratings(data: Any, max_ci95: float | None) -> dict[str, dict[str, int]
 
 def plays_as_measured(game: str, bot: str, played_as: str) -> bool:
     """Whether a rating of `bot` measured as `played_as` is the rating of what `bot` plays
-    in `game` now: a level that the game plays with another bot (bots/make.py, GAME_LEVELS)
-    was measured as that bot; another level as the search (at a budget standing in for
-    its time, `ismcts:260i`); any other bot as itself. A level redefined after its rating
-    was measured is not shown until it is measured again."""
+    in `game` now: a level that the game plays with a bot of its own (bots/make.py,
+    GAME_LEVELS: a greedy beam, or the search at a fixed budget) was measured as that bot;
+    another level as the search, at the level's time or at an iteration budget standing in
+    for it (`ismcts:260i`); any other bot as itself. A level redefined after its rating was
+    measured is not shown until it is measured again."""
     name, _, level = bot.partition(":")
     if name == "ismcts" and level in LEVELS:
         spec = GAME_LEVELS.get(game, {}).get(level)
         if spec is not None:
             return played_as == spec
+        budget = played_as.partition(":")[2]
         return played_as == bot or (
-            played_as.startswith("ismcts:") and played_as.partition(":")[2] not in LEVELS
+            played_as.startswith("ismcts:") and budget[-1:] == "i" and budget[:-1].isdecimal()
         )
     return played_as == bot
