@@ -235,13 +235,18 @@ def test_start_stays_busy_through_redraws(browser: Any, server: ServerProcess) -
         tid = seated_pair(host, friend)
         held: list[Any] = []
         host.page.route(f"**/api/tables/{tid}/start", lambda route: held.append(route))
-        # every enabled Start drawn from the click on
+        # every enabled Start drawn from the click on (not before it: a redraw for the
+        # friend's arrival that comes late on a busy machine draws an enabled Start, rightly)
         host.page.evaluate(
             """() => {
                 window.__startsOffered = 0;
+                window.__startClicked = false;
+                document.addEventListener('click', (e) => {
+                    if (e.target.closest('#start-game')) window.__startClicked = true;
+                }, true);
                 new MutationObserver(() => {
                     const b = document.querySelector('#start-game');
-                    if (b && !b.disabled) window.__startsOffered += 1;
+                    if (window.__startClicked && b && !b.disabled) window.__startsOffered += 1;
                 }).observe(document.body, { childList: true, subtree: true, attributes: true });
             }"""
         )

@@ -6,6 +6,8 @@ the bot's move side by side. Screenshots go to tests/web/artifacts (or $COFFEETA
 from __future__ import annotations
 
 import os
+import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,6 +84,49 @@ def test_a_finished_game_reviewed_graph_drawn_mistake_opened(
         marks.last.focus()
         page.keyboard.press("Enter")
         page.wait_for_selector("#review-suggested .review-board svg")
+        assert client.errors == []
+    finally:
+        client.close()
+
+
+def test_the_last_mistake_opened_is_the_one_shown(
+    browser: Any, server: ServerProcess, artifacts: Path
+) -> None:
+    """Two mistakes opened one after the other, the first's boards still on their way: the
+    replay is at the second, and so must the boards be. The first's answer, when it comes
+    late, is dropped (it used to be drawn over the second's, and its boards' renderers were
+    never destroyed)."""
+    ana = Player(server).guest()
+    r = ana.http.post("/api/records", json=finished_record("cafe", ("Ana",), 31))
+    assert r.status_code == 201, r.text
+    table_id = r.json()["id"]
+    client = Client(browser, server)
+    client.context.add_cookies([{"name": SESSION_COOKIE, "value": ana.token, "url": server.url}])
+    page = client.page
+    try:
+        client.goto(f"#/table/{table_id}")
+        client.press(page.locator("#end-review"))
+        page.wait_for_selector("#review-graph", timeout=120_000)
+        mistakes = page.locator("#review-mistakes a")
+        assert mistakes.count() >= 2
+        first, second = mistakes.first, mistakes.last
+        indices = [int(m.get_attribute("data-index") or "-1") for m in (first, second)]
+        held: list[Any] = []
+        page.route(re.compile(rf"/review/moves/{indices[0]}\?"), lambda route: held.append(route))
+        client.press(first)
+        deadline = time.monotonic() + 10
+        while not held and time.monotonic() < deadline:
+            page.wait_for_timeout(50)
+        assert held, "the first mistake's boards were not asked for"
+        client.press(second)
+        page.wait_for_selector("#review-suggested .review-board svg")
+        shown = page.inner_text("#review-compare h3")
+        held[0].continue_()
+        page.wait_for_timeout(1_000)  # the first's answer arrives, and is dropped
+        assert page.inner_text("#review-compare h3") == shown
+        assert page.input_value("#replay-slider") == str(indices[1] + 1)
+        assert page.locator("#review-compare .review-board").count() == 2
+        client.screenshot(Path(os.environ.get("COFFEETABLE_SHOTS") or artifacts), "review-race")
         assert client.errors == []
     finally:
         client.close()

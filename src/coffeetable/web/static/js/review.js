@@ -45,6 +45,7 @@ export function createReview({ table, jump, renderers, viewAt = null, budget = "
   let timer = null;
   let opened = null; // the boards of the mistake shown
   let closed = false;
+  let openings = 0; // mistakes opened so far: only the last one opened is drawn
 
   const name = (i) => seatName(table.seats[i], i);
 
@@ -193,8 +194,12 @@ export function createReview({ table, jump, renderers, viewAt = null, budget = "
     if (list) wordMistakes(list, mistakes);
   }
 
-  /** A mistake opened: the replay jumps to it, and the two boards are shown side by side. */
+  /** A mistake opened: the replay jumps to it, and the two boards are shown side by side.
+   * Only the last one opened is drawn: one opened before it, or the page left, while its
+   * boards were on their way stops there (and destroys the renderers it made). */
   async function openMove(move) {
+    const mine = ++openings;
+    const stale = () => closed || mine !== openings;
     jump(move.index + 1);
     const box = el.querySelector("#review-compare");
     if (!box) return;
@@ -205,29 +210,35 @@ export function createReview({ table, jump, renderers, viewAt = null, budget = "
     try {
       data = await api.get(`/api/tables/${encodeURIComponent(table.id)}/review/moves/${move.index}?budget=${encodeURIComponent(budget)}`);
     } catch (err) {
-      mount(box, h("p", { class: "error" }, errorText(err)));
+      if (!stale()) mount(box, h("p", { class: "error" }, errorText(err)));
       return;
     }
     const module = await renderers();
+    if (stale()) return;
     const unit = review.summaries.find((x) => x.seat === move.seat)?.unit || "VP";
     const sides = [
       ["played", t("review.played"), say(move, "played", data.before)],
       ["suggested", t("review.suggested"), say(move, "suggested", data.before)],
     ];
-    opened = [];
+    const made = [];
     const columns = [];
     for (const [which, title, words] of sides) {
       const board = h("div", { class: "board-box board-readonly review-board" });
       const view = data[which] || data.before;
       if (view) {
         const renderer = module.createRenderer({ act: () => false, interactive: false });
-        opened.push(renderer);
+        made.push(renderer);
         board.appendChild(renderer.el);
         await renderer.update({ table, view, legal: [], seat: null, clock: null, over: false });
+        if (stale()) {
+          made.forEach((r) => r.destroy());
+          return;
+        }
       }
       columns.push(h("figure", { class: "review-side", id: `review-${which}` },
         h("figcaption", {}, h("strong", {}, title), ": ", words), board));
     }
+    opened = made;
     mount(box,
       h("div", { class: "review-head" },
         h("h3", {}, `${whenText(move)} · ${lossText(move.loss, unit)}`),
