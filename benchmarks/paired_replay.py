@@ -6,7 +6,8 @@
     python3 benchmarks/paired_replay.py --pair greedy,ismcts:hard --out FILE --report-only
 
 The records of a bot-elo run (`--records`, by default the committed Coffee Rush run,
-benchmarks/runs/bot-elo/coffee-rush.jsonl; docs/bots.md, "Bot levels on the rating scale")
+benchmarks/runs/bot-elo/coffee-rush-search.jsonl, whose levels were the search at three
+budgets; docs/bots.md, "Bot levels on the rating scale")
 are played again on the same deal, seats, specs and bot seeds (`tournament.play`, as
 bot_elo.py plays them) with the code of this checkout: what a change to a bot does to the
 same games. `--pair A,B` names a pair as the file does (its bots, not their specs; repeat
@@ -44,7 +45,7 @@ from bots_strength import _wilson
 from coffeetable.bots import tournament
 from coffeetable.bots.tournament import GameJob
 
-RECORDS = pathlib.Path(__file__).resolve().parent / "runs" / "bot-elo" / "coffee-rush.jsonl"
+RECORDS = pathlib.Path(__file__).resolve().parent / "runs" / "bot-elo" / "coffee-rush-search.jsonl"
 
 
 def _deals(text: str) -> list[int]:

@@ -41,7 +41,9 @@ def test_replay_reproduces_the_stored_games_and_resumes(tmp_path: Path) -> None:
 
 
 def test_a_changed_game_fails_the_check(tmp_path: Path) -> None:
-    stored = Path(__file__).resolve().parents[2] / "benchmarks/runs/bot-elo/coffee-rush.jsonl"
+    stored = (
+        Path(__file__).resolve().parents[2] / "benchmarks/runs/bot-elo/coffee-rush-search.jsonl"
+    )
     records = [json.loads(line) for line in stored.read_text("utf-8").splitlines()]
     game = next(r for r in records if r["pair"] == ["random", "greedy"] and r["deal"] == 7000)
     game["scores"] = [s + 1 for s in game["scores"]]
