@@ -23,8 +23,8 @@ and each level's 95 % interval is that of its difference to the anchor (0 for th
 
 `--stand-in LEVEL=SPEC` plays SPEC in LEVEL's place (a fixed iteration budget, so that a
 run on a busy machine measures the same bots as on a quiet one) and says so in the file.
-A level that the game plays with another bot (bots/make.py, GAME_LEVELS: Coffee Rush's
-easy and medium are greedy beams) stands in for itself by that bot's spec.
+A level that the game plays with a bot of its own (bots/make.py, GAME_LEVELS: Coffee Rush's
+greedy beams and its search at 770 iterations) is played and recorded as that bot's spec.
 `--workers N` plays N games at a time in worker processes (each game seeded by its deal and
 seat, so the games do not depend on N).
 
@@ -46,9 +46,9 @@ published table's games (or --fit-only FILE's), each pair's expected score taken
 fitted ratings except that the bots of `--never-wins` (default random) lose every game.
 
 `--budgets POSITIONS` plays nothing: it lets ISMCTS at the time budgets of the levels
-easy, medium and hard decide on the same mid-game positions (bots_strength.py's, from --seed) and prints
-their median iterations and easy's and medium's median share of hard's: the fixed budgets
-that stand in for the levels.
+easy, medium and hard decide on the same mid-game positions (bots_strength.py's, from
+--seed) and prints their median iterations and easy's and medium's median share of hard's:
+the fixed budgets that stand in for the levels.
 
 `--write` puts the result for this game, with its provenance (command, commit, date, games,
 stand-ins, the 95 % intervals), into src/coffeetable/bots/data/bot-ratings.json, which the

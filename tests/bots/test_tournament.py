@@ -367,7 +367,7 @@ def test_published_ratings_have_their_provenance() -> None:
         assert shown[game] == {
             b: round(row["elo"])
             for b, row in table["bots"].items()
-            if row["ci95"] <= MAX_SHOWN_CI95 and plays_as_measured(game, b, row["played_as"])
+            if 2 * row["ci95"] <= MAX_SHOWN_CI95 and plays_as_measured(game, b, row["played_as"])
         }
     for game, table in data["games"].items():
         for key in ("command", "commit", "date", "players", "games_per_pair", "anchor", "pairs"):
@@ -400,6 +400,9 @@ def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
                     "random": row("random", 240.0),
                 }
             },
+            "wide": {  # the file's ci95 is ± (a half-width): ±50 is 100 wide, ±51 is not
+                "bots": {"greedy": row("greedy", 50.0), "ismcts:hard": row("ismcts:2i", 51.0)}
+            },
             "cafe": {
                 "bots": {
                     "ismcts:easy": row("ismcts:easy"),
@@ -413,6 +416,7 @@ def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
     assert shown_ratings(data, MAX_SHOWN_CI95) == {
         "coffee-rush": {"greedy": 1600, "ismcts:medium": 1600, "ismcts:hard": 1600},
         "cafe": {"ismcts:easy": 1600, "ismcts:hard": 1600},
+        "wide": {"greedy": 1600},
     }
     assert len(shown_ratings(data, None)["coffee-rush"]) == 5  # the file as it is
     assert plays_as_measured("coffee-rush", "ismcts:easy", "greedy:w2")

@@ -593,7 +593,7 @@ def shown_ratings(data: Any, max_ci95: float | None) -> dict[str, dict[str, int]
             for bot, entry in table["bots"].items()
             if max_ci95 is None
             or (
-                float(entry["ci95"]) <= max_ci95
+                2 * float(entry["ci95"]) <= max_ci95  # the file's ci95 is a half-width (±)
                 and plays_as_measured(game, bot, str(entry["played_as"]))
             )
         }
