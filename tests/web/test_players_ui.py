@@ -279,8 +279,7 @@ def test_the_new_table_form_sets_the_abandonment_limit(
     try:
         client.sign_up()
         page = client.page
-        client.goto("#/")
-        client.press("#create-box [data-game=coffee-rush]")
+        client.new_table_form("coffee-rush")
         # with a bot as the only other seat there is nobody to ask: no choice offered
         assert page.locator("#opt-abandon").count() == 0
         page.locator("[data-seat-row='1'] .seat-kind").select_option("person")
@@ -313,8 +312,7 @@ def test_the_new_table_form_shows_each_bot_levels_rating(
     try:
         client.sign_up()
         page = client.page
-        client.goto("#/")
-        client.press("#create-box [data-game=coffee-rush]")
+        client.new_table_form("coffee-rush")
         options = page.locator("[data-seat-row='1'] .seat-bot option")
         labels = dict(zip(options.evaluate_all("os => os.map((o) => o.value)"),
                           options.all_inner_texts(), strict=True))  # fmt: skip

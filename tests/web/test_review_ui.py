@@ -29,24 +29,34 @@ def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[S
         yield proc
 
 
-def test_a_finished_game_reviewed_graph_drawn_mistake_opened(
-    browser: Any, server: ServerProcess, artifacts: Path
-) -> None:
-    shots = Path(os.environ.get("COFFEETABLE_SHOTS") or artifacts)
-    shots.mkdir(parents=True, exist_ok=True)
+def reviewed(browser: Any, server: ServerProcess) -> Client:
+    """A browser on the review of a new finished game: a solo Café game of random moves
+    (26 decisions, several of them mistakes), reviewed from its table's end-of-game panel
+    (asked for at once, made by the server's bot pool, then drawn)."""
     ana = Player(server).guest()
-    # a solo Café game of random moves: 26 decisions, several of them mistakes
     r = ana.http.post("/api/records", json=finished_record("cafe", ("Ana",), 31))
     assert r.status_code == 201, r.text
     table_id = r.json()["id"]
     client = Client(browser, server)
     client.context.add_cookies([{"name": SESSION_COOKIE, "value": ana.token, "url": server.url}])
-    page = client.page
     try:
         client.goto(f"#/table/{table_id}")
-        client.press(page.locator("#end-review"))  # the end-of-game panel offers it
-        # the review is asked for at once, made by the server's bot pool, then drawn
-        page.wait_for_selector("#review-graph", timeout=120_000)
+        client.press(client.page.locator("#end-review"))
+        client.page.wait_for_selector("#review-graph", timeout=120_000)
+    except BaseException:
+        client.close()
+        raise
+    return client
+
+
+def test_a_finished_game_reviewed_graph_drawn_mistake_opened(
+    browser: Any, server: ServerProcess, artifacts: Path
+) -> None:
+    shots = Path(os.environ.get("COFFEETABLE_SHOTS") or artifacts)
+    shots.mkdir(parents=True, exist_ok=True)
+    client = reviewed(browser, server)
+    page = client.page
+    try:
         assert page.locator("#review-graph polyline.estimate").count() == 1
         marks = page.locator("#review-graph circle.mark")
         assert marks.count() >= 1
@@ -96,17 +106,9 @@ def test_the_last_mistake_opened_is_the_one_shown(
     replay is at the second, and so must the boards be. The first's answer, when it comes
     late, is dropped (it used to be drawn over the second's, and its boards' renderers were
     never destroyed)."""
-    ana = Player(server).guest()
-    r = ana.http.post("/api/records", json=finished_record("cafe", ("Ana",), 31))
-    assert r.status_code == 201, r.text
-    table_id = r.json()["id"]
-    client = Client(browser, server)
-    client.context.add_cookies([{"name": SESSION_COOKIE, "value": ana.token, "url": server.url}])
+    client = reviewed(browser, server)
     page = client.page
     try:
-        client.goto(f"#/table/{table_id}")
-        client.press(page.locator("#end-review"))
-        page.wait_for_selector("#review-graph", timeout=120_000)
         mistakes = page.locator("#review-mistakes a")
         assert mistakes.count() >= 2
         first, second = mistakes.first, mistakes.last

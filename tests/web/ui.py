@@ -102,6 +102,11 @@ class Client:
         return self.page.inner_text("#me-name")
 
     # ---- tables --------------------------------------------------------------------------------
+    def new_table_form(self, game: str) -> None:
+        """The lobby's new-table form, set to `game`."""
+        self.goto("#/")
+        self.press(f"#create-box [data-game={game}]")
+
     def create_table(
         self,
         game: str,
@@ -117,8 +122,7 @@ class Client:
         `bots` (a bot level, or None for a seat left open); `deck`: the sha256 of a deck
         of the player's to play with. Returns the table id."""
         page = self.page
-        self.goto("#/")
-        self.press(f"#create-box [data-game={game}]")
+        self.new_table_form(game)
         rows = page.locator(".seat-row")
         while rows.count() > 1 + len(bots):
             self.press(rows.nth(rows.count() - 1).locator("button"))
