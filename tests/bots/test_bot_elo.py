@@ -185,26 +185,28 @@ def test_a_corrupt_line_is_a_clear_error(
 
 @pytest.mark.slow  # four ISMCTS games in four processes (~16 s idle): CI's slow pass
 def test_games_of_another_spec_are_not_mixed_in(tmp_path: Path) -> None:
+    """(Plain `ismcts`, not a level: Coffee Rush's levels are recorded as their own bots,
+    test_a_level_played_by_another_bot_is_recorded_as_that_bot.)"""
     out = tmp_path / "specs.jsonl"
-    bots = ["coffee-rush", "--bots", "greedy,ismcts:easy", "--games", "2"]
-    first = bot_elo(*bots, "--stand-in", "ismcts:easy=ismcts:3i", "--out", out)
+    bots = ["coffee-rush", "--bots", "greedy,ismcts", "--games", "2"]
+    first = bot_elo(*bots, "--stand-in", "ismcts=ismcts:3i", "--out", out)
     assert first.returncode == 0, first.stderr
-    second = bot_elo(*bots, "--stand-in", "ismcts:easy=ismcts:4i", "--out", out, "--resume")
+    second = bot_elo(*bots, "--stand-in", "ismcts=ismcts:4i", "--out", out, "--resume")
     assert second.returncode == 0, second.stderr
     assert "0 of this run's 2 games already" in second.stderr
-    assert "games of ismcts:easy played 2 as ismcts:3i are not used" in second.stderr
+    assert "games of ismcts played 2 as ismcts:3i are not used" in second.stderr
     assert "(this run: ismcts:4i)" in second.stderr
     assert "2 games (2-2 a pair" in second.stdout
     played = [json.loads(line)["played"][1] for line in out.read_text("utf-8").splitlines()]
     assert played == ["ismcts:3i"] * 2 + ["ismcts:4i"] * 2
     # the file alone cannot say which spec is meant
-    fit = bot_elo("coffee-rush", "--bots", "greedy,ismcts:easy", "--fit-only", out)
+    fit = bot_elo("coffee-rush", "--bots", "greedy,ismcts", "--fit-only", out)
     assert fit.returncode != 0 and "Traceback" not in fit.stderr
     assert "ismcts:3i (2 games), ismcts:4i (2 games)" in fit.stderr
-    assert "choose one with --stand-in ismcts:easy=SPEC" in fit.stderr
+    assert "choose one with --stand-in ismcts=SPEC" in fit.stderr
     chosen = bot_elo(
-        "coffee-rush", "--bots", "greedy,ismcts:easy", "--fit-only", out,
-        "--stand-in", "ismcts:easy=ismcts:3i",
+        "coffee-rush", "--bots", "greedy,ismcts", "--fit-only", out,
+        "--stand-in", "ismcts=ismcts:3i",
     )  # fmt: skip
     assert chosen.returncode == 0, chosen.stderr
     assert "played as ismcts:3i; 2 games" in chosen.stdout
