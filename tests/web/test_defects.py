@@ -15,7 +15,7 @@ import pytest
 
 from coffeetable.server.auth import SESSION_COOKIE
 from tests.server.live import Player, ServerProcess, play_out
-from tests.web.ui import Client, cafe_step, hold_busy_until_finished, text_and_colour
+from tests.web.ui import Client, cafe_step, hold_busy_until_finished, text_and_colour, wait_held
 
 
 def api(client: Client, method: str, path: str, body: Any = None) -> tuple[int, Any]:
@@ -58,16 +58,6 @@ def finished_against_random(client: Client, seed: int) -> str:
     play_out([sock], random.Random(seed))
     sock.close()
     return tid
-
-
-def wait_held(page: Any, held: list[Any], seconds: float = 10) -> None:
-    """Wait until a request routed into `held` is there (the route's handler runs while the
-    page is waited on)."""
-    for _ in range(int(seconds * 10)):
-        if held:
-            break
-        page.wait_for_timeout(100)
-    assert len(held) == 1
 
 
 def played_from_python(host: Client, friend: Client) -> tuple[str, list[Any]]:

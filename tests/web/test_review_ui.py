@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ import pytest
 from coffeetable.server.auth import SESSION_COOKIE
 from tests.server.live import Player, ServerProcess, finished_record
 from tests.web.conftest import web_server
-from tests.web.ui import Client
+from tests.web.ui import Client, wait_held
 
 pytestmark = pytest.mark.server
 
@@ -116,10 +115,7 @@ def test_the_last_mistake_opened_is_the_one_shown(
         held: list[Any] = []
         page.route(re.compile(rf"/review/moves/{indices[0]}\?"), lambda route: held.append(route))
         client.press(first)
-        deadline = time.monotonic() + 10
-        while not held and time.monotonic() < deadline:
-            page.wait_for_timeout(50)
-        assert held, "the first mistake's boards were not asked for"
+        wait_held(page, held)  # the first mistake's boards asked for, and held
         client.press(second)
         page.wait_for_selector("#review-suggested .review-board svg")
         shown = page.inner_text("#review-compare h3")

@@ -492,3 +492,13 @@ def shown_totals(page: Any) -> dict[int, int]:
         seat = int(row.get_attribute("data-seat") or -1)
         out[seat] = int(row.locator("td.total").inner_text())
     return out
+
+
+def wait_held(page: Any, held: list[Any], seconds: float = 10) -> None:
+    """Wait until a request routed into `held` is there (the route's handler runs while the
+    page is waited on)."""
+    for _ in range(int(seconds * 10)):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert len(held) == 1
