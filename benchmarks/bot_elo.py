@@ -75,7 +75,7 @@ from _provenance import commit
 
 from coffeetable import find_game
 from coffeetable.bots import LEVELS as BOT_LEVELS
-from coffeetable.bots import make_bot, tournament
+from coffeetable.bots import IsmctsBot, tournament
 from coffeetable.bots.make import GAME_LEVELS
 from coffeetable.bots.tournament import PUBLISHED_RATINGS, GameJob, TournamentResult
 from coffeetable.core.errors import DataError
@@ -346,8 +346,8 @@ def _budgets(game: str, players: int, count: int, seed: int) -> None:
     for n, state in enumerate(_positions(game, players, count, seed)):
         seat = min(state.current_seats())
         row = [
-            int(make_bot(f"ismcts:{limit}s", n).choose(state, seat)[1].get("iterations", 0))
-            for limit in (BOT_LEVELS[level].time for level in ("easy", "medium", "hard"))
+            int(IsmctsBot(n, BOT_LEVELS[level]).choose(state, seat)[1].get("iterations", 0))
+            for level in ("easy", "medium", "hard")
         ]
         print(f"  position {n}: {row[0]} / {row[1]} / {row[2]} iterations", file=sys.stderr)
         if row[2]:

@@ -121,16 +121,12 @@ class LevelBot:
         if bot is None:
             spec = GAME_LEVELS.get(game_name, {}).get(self.level)
             if spec is None:
-                search = IsmctsBot(
-                    self.seed, LEVELS[self.level], label=self.name, learned=self.learned
-                )
-                search.plans = self.plans
-                bot = search
+                bot = IsmctsBot(self.seed, LEVELS[self.level], learned=self.learned)
             else:
                 bot = make_bot(f"{spec}+{self.extra}" if self.extra else spec, self.seed)
-                if isinstance(bot, IsmctsBot):
-                    bot.name = self.name
-                    bot.plans = self.plans
+            if isinstance(bot, IsmctsBot):
+                bot.name = self.name
+                bot.plans = self.plans
             self._bots[game_name] = bot
         return bot
 

@@ -25,7 +25,7 @@ from importlib import resources
 from typing import Any
 
 from coffeetable.bots.base import LEVELS
-from coffeetable.bots.make import GAME_LEVELS, make_bot
+from coffeetable.bots.make import GAME_LEVELS, make_bot, parse_level
 from coffeetable.core.errors import DataError
 from coffeetable.core.game import Game
 from coffeetable.core.registry import find_game
@@ -613,8 +613,17 @@ def plays_as_measured(game: str, bot: str, played_as: str) -> bool:
         spec = GAME_LEVELS.get(game, {}).get(level)
         if spec is not None:
             return played_as == spec
-        budget = played_as.partition(":")[2]
-        return played_as == bot or (
-            played_as.startswith("ismcts:") and budget[-1:] == "i" and budget[:-1].isdecimal()
-        )
+        return played_as == bot or _iteration_budget(played_as)
     return played_as == bot
+
+
+def _iteration_budget(spec: str) -> bool:
+    """Whether `spec` is the search at a budget of iterations (`ismcts:260i`)."""
+    name, _, budget = spec.partition(":")
+    if name != "ismcts" or budget in LEVELS:
+        return False
+    try:
+        limit = parse_level(budget)
+    except DataError:
+        return False
+    return limit.iterations is not None and limit.time is None
