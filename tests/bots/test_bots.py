@@ -1149,6 +1149,8 @@ def test_make_bot_names_and_levels() -> None:
     for level, limit in LEVELS.items():
         bot = make_bot(f"ismcts:{level}")
         assert isinstance(bot, LevelBot) and bot.name == f"ismcts:{level}"
+        if level in GAME_LEVELS["cafe"]:
+            continue  # another bot plays it (below)
         search = bot.bot_for("cafe")
         assert isinstance(search, IsmctsBot) and search.limit == limit
         assert search.name == f"ismcts:{level}" and search.plans is bot.plans
@@ -1173,7 +1175,8 @@ def test_coffee_rush_levels_play_bots_of_their_strength() -> None:
     (GAME_LEVELS, docs/bots.md "Levels and budgets"). A level's bot is the one its spec
     names, with the level's seed and its `+learned`, and each game gets its own."""
     assert GAME_LEVELS == {
-        "coffee-rush": {"easy": "greedy:w2", "medium": "greedy:w12", "hard": "ismcts:770i"}
+        "cafe": {"easy": "greedy:w2"},
+        "coffee-rush": {"easy": "greedy:w2", "medium": "greedy:w12", "hard": "ismcts:770i"},
     }
     state = no_peek_state("coffee-rush", 2, {}, 10)
     seat = decision_seats(state)[0]
@@ -1186,7 +1189,6 @@ def test_coffee_rush_levels_play_bots_of_their_strength() -> None:
         alone, alone_info = make_bot(f"greedy:w{width}", 5).choose(state, seat)
         assert (action, info["plan"]) == (alone, alone_info["plan"])
         assert bot.plans == {}  # a greedy beam plans nothing for the server to carry
-        assert isinstance(bot.bot_for("cafe"), IsmctsBot)
         learned = make_bot(f"ismcts:{level}+learned=1").bot_for("coffee-rush")
         assert isinstance(learned, GreedyBot) and learned.learned == 1
     level = make_bot("ismcts:hard", 5)
@@ -1199,6 +1201,28 @@ def test_coffee_rush_levels_play_bots_of_their_strength() -> None:
     assert isinstance(make_bot("ismcts:0.1s"), IsmctsBot) and isinstance(
         make_bot("ismcts"), IsmctsBot
     )
+
+
+def test_cafe_levels_easy_is_a_narrow_beam_and_the_others_the_search() -> None:
+    """Café's search at 0.1 s plays as greedy does, so its easy level is a greedy beam 2
+    wide, below greedy; medium and hard are the search at 0.3 and 1 s (GAME_LEVELS, LEVELS,
+    docs/bots.md "Levels and budgets")."""
+    state = no_peek_state("cafe", 2, {}, 7)
+    seat = decision_seats(state)[0]
+    easy = make_bot("ismcts:easy", 5)
+    assert isinstance(easy, LevelBot)
+    played = easy.bot_for("cafe")
+    assert isinstance(played, GreedyBot) and played.width == 2
+    action, info = easy.choose(state, seat)
+    alone, alone_info = make_bot("greedy:w2", 5).choose(state, seat)
+    assert (action, info["plan"]) == (alone, alone_info["plan"])
+    for level in ("medium", "hard"):
+        search = make_bot(f"ismcts:{level}", 5).bot_for("cafe")
+        assert isinstance(search, IsmctsBot) and search.limit == LEVELS[level]
+        assert search.name == f"ismcts:{level}"
+    # the same name in a Coffee Rush game is that game's own bot for the level
+    assert isinstance(easy.bot_for("coffee-rush"), GreedyBot)
+    assert easy.bot_for("cafe") is played  # built once for each game
 
 
 def test_make_bot_seeds() -> None:

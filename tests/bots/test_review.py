@@ -140,7 +140,7 @@ def test_a_game_of_bot_moves_gets_small_losses() -> None:
 
 @pytest.mark.slow
 def test_a_search_bots_game_gets_small_losses_in_solo_cafe() -> None:
-    record = bot_record("cafe", 1, 5, "ismcts:easy")
+    record = bot_record("cafe", 1, 5, "ismcts:0.1s")  # Café's easy level is a beam
     review = review_record(record, ReviewSettings("greedy", samples=4))
     assert sum(m.loss for m in review.moves) / len(review.moves) < 0.3
     bad = review_record(random_record("cafe", 1, 5), ReviewSettings("greedy", samples=4))

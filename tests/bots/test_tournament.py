@@ -382,8 +382,8 @@ def test_published_ratings_have_their_provenance() -> None:
 def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
     """Coffee Rush's easy and medium levels play greedy beams (bots/make.py, GAME_LEVELS):
     a rating measured when they were the search is not shown for them, however narrow;
-    measured as the beams, it is. Café's levels are the search, measured at a stand-in
-    budget or at their own time."""
+    measured as the beams, it is. Café's easy level is a beam 2 wide, its medium and hard
+    levels the search, measured at a stand-in budget or at their own time."""
     from coffeetable.bots.tournament import MAX_SHOWN_CI95, plays_as_measured, shown_ratings
 
     def row(played_as: str, ci95: float = 40.0) -> dict[str, Any]:
@@ -405,7 +405,7 @@ def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
             },
             "cafe": {
                 "bots": {
-                    "ismcts:easy": row("ismcts:easy"),
+                    "ismcts:easy": row("ismcts:easy"),  # the level before it was a beam
                     "ismcts:medium": row("greedy:w12"),  # not what Café's medium plays
                     "ismcts:hard": row("ismcts:40i"),
                     "greedy": row("greedy:w24"),
@@ -415,7 +415,7 @@ def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
     }
     assert shown_ratings(data, MAX_SHOWN_CI95) == {
         "coffee-rush": {"greedy": 1600, "ismcts:medium": 1600, "ismcts:hard": 1600},
-        "cafe": {"ismcts:easy": 1600, "ismcts:hard": 1600},
+        "cafe": {"ismcts:hard": 1600},
         "wide": {"greedy": 1600},
     }
     assert len(shown_ratings(data, None)["coffee-rush"]) == 5  # the file as it is
@@ -426,6 +426,8 @@ def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
     assert plays_as_measured("cafe", "ismcts:hard", "ismcts:hard")
     assert not plays_as_measured("coffee-rush", "ismcts:hard", "greedy:w2")
     assert not plays_as_measured("cafe", "ismcts:hard", "ismcts:easy")  # another level
+    assert plays_as_measured("cafe", "ismcts:easy", "greedy:w2")
+    assert plays_as_measured("cafe", "ismcts:medium", "ismcts:12i")  # the stand-in
 
 
 # ==== game records (benchmarks/bot_elo.py --out) ============================================
