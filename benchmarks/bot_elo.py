@@ -21,10 +21,13 @@ the lobby offers first). People and bots never play rated games against each oth
 the anchor is a convention, not a measurement: differences between the levels are measured,
 and each level's 95 % interval is that of its difference to the anchor (0 for the anchor).
 
-`--stand-in LEVEL=SPEC` plays SPEC in LEVEL's place (a fixed iteration budget, so that a
-run on a busy machine measures the same bots as on a quiet one) and says so in the file.
-A level that the game plays with a bot of its own (bots/make.py, GAME_LEVELS: Coffee Rush's
-greedy beams and its search at 770 iterations) is played and recorded as that bot's spec.
+A level is played and recorded as the bot that plays it (bots/make.py, level_spec): the
+game's own bot for the level (GAME_LEVELS: the greedy beams of both games' `easy` and
+Coffee Rush's `medium`, its search at 770 iterations), else the search at the level's time
+read on the CPU clock (`ismcts:0.3cpu`, `ismcts:1cpu`: Limit.cpu), so that a run on a busy
+machine plays the level as a quiet core would. `--stand-in LEVEL=SPEC` plays SPEC in
+LEVEL's place instead (`ismcts:hard=ismcts:hard`: the level at its wall-clock time) and
+says so in the file.
 `--workers N` plays N games at a time in worker processes (each game seeded by its deal and
 seat, so the games do not depend on N).
 
@@ -76,7 +79,7 @@ from _provenance import commit
 from coffeetable import find_game
 from coffeetable.bots import LEVELS as BOT_LEVELS
 from coffeetable.bots import IsmctsBot, tournament
-from coffeetable.bots.make import GAME_LEVELS
+from coffeetable.bots.make import level_spec
 from coffeetable.bots.tournament import PUBLISHED_RATINGS, GameJob, TournamentResult
 from coffeetable.core.errors import DataError
 
@@ -246,12 +249,13 @@ def main(argv: list[str] | None = None) -> None:
     unknown = set(stand_ins) - set(bots)
     if unknown:
         parser.error(f"--stand-in for bots not in --bots: {', '.join(sorted(unknown))}")
-    # a level that this game plays with another bot (bots/make.py, GAME_LEVELS) is that bot:
-    # it is played and recorded as its own spec, so that the file tells its games apart from
-    # those of the level when it was the search
-    for level, spec in GAME_LEVELS.get(args.game, {}).items():
+    # a level is played and recorded as the bot that plays it (bots/make.py, level_spec):
+    # the game's own bot for it (GAME_LEVELS), or the search at the level's time on the CPU
+    # clock, which plays on this machine, however busy, as the level does on a quiet one; so
+    # the file tells its games apart from those of the level when it was another bot
+    for level in BOT_LEVELS:
         if f"ismcts:{level}" in bots:
-            stand_ins.setdefault(f"ismcts:{level}", spec)
+            stand_ins.setdefault(f"ismcts:{level}", level_spec(args.game, level))
     anchor_bot, anchor_text = args.anchor
     if anchor_bot not in bots:
         parser.error(f"--anchor: {anchor_bot} is not one of the bots")

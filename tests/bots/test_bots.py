@@ -12,7 +12,7 @@ import json
 import math
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -44,7 +44,7 @@ from coffeetable.bots.ismcts import (
     _best_of_runs,
     _widen,
 )
-from coffeetable.bots.make import GAME_LEVELS, LevelBot
+from coffeetable.bots.make import GAME_LEVELS, LevelBot, level_spec
 from coffeetable.core.errors import DataError
 from coffeetable.core.game import ScoreBreakdown, State
 from coffeetable.core.registry import find_game
@@ -623,17 +623,18 @@ def test_a_sweep_that_cannot_complete_is_given_up_early(
     now = [0.0]
     calls = []
 
-    def lookahead(after: State, seat: int, width: int, deadline: float) -> int | None:
+    def lookahead(
+        after: State, seat: int, width: int, deadline: float, clock: Callable[[], float]
+    ) -> int | None:
         calls.append(after)
         now[0] += 1.0
-        return None if now[0] >= deadline else 1
+        return None if clock() >= deadline else 1
 
     bot = make_bot("ismcts:1s", 1)
     assert isinstance(bot, IsmctsBot)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ismcts, "_play_next_turns", lookahead)
-        patch.setattr(ismcts.time, "perf_counter", lambda: now[0])
-        best, info = bot._sweeps(state, seat, arms, deadline, 1 << 62, 0.0)
+        best, info = bot._sweeps(state, seat, arms, deadline, 1 << 62, 0.0, lambda: now[0])
     assert (len(calls), info["sweeps"]) == (played, sweeps)
     if not sweeps:  # the arms' own evaluations decide, best first
         assert best is arms[0]
@@ -662,7 +663,9 @@ def test_solo_sweeps_count_the_arms_own_evaluations(
     now = [0.0]
     played: list[int] = []
 
-    def lookahead(after: State, seat: int, width: int, deadline: float) -> int | None:
+    def lookahead(
+        after: State, seat: int, width: int, deadline: float, clock: Callable[[], float]
+    ) -> int | None:
         now[0] += 1.0
         return 1
 
@@ -675,10 +678,42 @@ def test_solo_sweeps_count_the_arms_own_evaluations(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ismcts, "_play_next_turns", lookahead)
         patch.setattr(ismcts, "value", evaluate)
-        patch.setattr(ismcts.time, "perf_counter", lambda: now[0])
-        best, info = bot._sweeps(state, seat, arms, deadline, 1 << 62, 0.0)
+        best, info = bot._sweeps(state, seat, arms, deadline, 1 << 62, 0.0, lambda: now[0])
     assert info["sweeps"] == sweeps and len(played) == 6 * sweeps
     assert best is arms[chosen]
+
+
+@pytest.mark.parametrize(("game", "players"), [("cafe", 2), ("cafe", 1), ("coffee-rush", 2)])
+def test_a_cpu_time_budget_is_read_on_the_threads_cpu_clock(game: str, players: int) -> None:
+    """`ismcts:0.05cpu` (Limit.cpu) spends its seconds on the deciding thread's CPU clock
+    (`time.thread_time`), so a busy machine, which slows the wall clock's budget, does not
+    change what it searches: here the wall clock is never read by the search, the CPU
+    clock ticks a fixed step a read, and the decision keeps to its budget on that clock. A
+    wall-clock budget reads no CPU clock."""
+    assert make_bot("ismcts:0.05cpu").limit == Limit(time=0.05, cpu=True)
+    assert make_bot("ISMCTS:1CPU").limit == Limit(time=1.0, cpu=True)
+    state = no_peek_state(game, players, {}, 12)
+    seat = decision_seats(state)[0]
+    reads = [0]
+
+    def ticking() -> float:
+        reads[0] += 1
+        return reads[0] * 1e-4
+
+    def wall() -> float:
+        raise AssertionError("the wall clock was read")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(time, "thread_time", ticking)
+        patch.setattr(time, "perf_counter", wall)
+        action, info = make_bot("ismcts:0.05cpu", 3).choose(state, seat)
+    assert action in state.legal_actions(seat) and not info.get("forced")
+    # on the ticking clock: the budget kept (a search may end early, where its next
+    # sweep could not complete) and read all along the search
+    assert info["seconds"] <= 0.05 + 0.001 and reads[0] >= 100
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(time, "thread_time", wall)
+        make_bot("ismcts:0.05s", 3).choose(state, seat)
 
 
 def test_ismcts_keeps_to_a_time_budget() -> None:
@@ -1051,17 +1086,26 @@ def test_the_root_widens_in_parts_and_keeps_a_cut_runs_complete_turns() -> None:
     root = state.resample_hidden(seat, random.Random(1))
     runs = [best_turns(root, seat, keep=ROOT_TURNS)[0]]
     with counting_clock():  # 2 x 10**9 reads do not fit before 10**6
-        assert _widen(root, seat, ROOT_TURNS, runs, 12, 96, 10**6, BeamCache(), 1e9) == (12, 0)
+        tick = time.perf_counter  # counting
+        assert _widen(root, seat, ROOT_TURNS, runs, 12, 96, 10**6, BeamCache(), 1e9, tick) == (
+            12,
+            0,
+        )
     assert len(runs) == 1
     with counting_clock():  # a width of 24 takes some thousands of reads, 48 more
-        width, cut = _widen(root, seat, ROOT_TURNS, runs, 12, 96, 3000, BeamCache(), None)
+        tick = time.perf_counter
+        width, cut = _widen(root, seat, ROOT_TURNS, runs, 12, 96, 3000, BeamCache(), None, tick)
     assert 12 <= width < 96 and cut == 2 * width and len(runs) == 1 + width // 24 + 1
     for turns in runs[1:]:
         for _, steps in turns:
             _turn_is_complete(state, seat, steps)
     # without a cut the widest run is reached
     runs = runs[:1]
-    assert _widen(root, seat, ROOT_TURNS, runs, 12, 48, math.inf, BeamCache(), None) == (48, 0)
+    wall = time.perf_counter
+    assert _widen(root, seat, ROOT_TURNS, runs, 12, 48, math.inf, BeamCache(), None, wall) == (
+        48,
+        0,
+    )
     assert len(runs) == 3
 
 
@@ -1222,6 +1266,19 @@ def test_cafe_levels_easy_is_a_narrow_beam_and_the_others_the_search() -> None:
         assert search.name == f"ismcts:{level}"
     # the same name in a Coffee Rush game is that game's own bot for the level
     assert isinstance(easy.bot_for("coffee-rush"), GreedyBot)
+    # what a rating run plays for each level: the level's own bot, else its time on the
+    # CPU clock (the same search on a busy machine as on a quiet one)
+    assert [level_spec("cafe", level) for level in LEVELS] == [
+        "greedy:w2",
+        "ismcts:0.3cpu",
+        "ismcts:1cpu",
+    ]
+    assert [level_spec("coffee-rush", level) for level in LEVELS] == [
+        "greedy:w2",
+        "greedy:w12",
+        "ismcts:770i",
+    ]
+    assert make_bot(level_spec("cafe", "hard")).limit == Limit(time=1.0, cpu=True)
     assert easy.bot_for("cafe") is played  # built once for each game
 
 
@@ -1251,6 +1308,9 @@ def test_make_bot_seeds() -> None:
         ("ismcts:0i", "'0i'|at least 1"),
         ("ismcts:0s", "'0s'|positive"),
         ("ismcts:-1s", "'-1s'|positive"),
+        ("ismcts:cpu", "unknown level 'cpu'"),
+        ("ismcts:0cpu", "positive"),
+        ("ismcts:2i.cpu", "unknown level"),
     ],
 )
 def test_make_bot_errors(spec: str, words: str) -> None:

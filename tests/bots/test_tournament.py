@@ -383,7 +383,8 @@ def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
     """Coffee Rush's easy and medium levels play greedy beams (bots/make.py, GAME_LEVELS):
     a rating measured when they were the search is not shown for them, however narrow;
     measured as the beams, it is. Café's easy level is a beam 2 wide, its medium and hard
-    levels the search, measured at a stand-in budget or at their own time."""
+    levels the search, measured at their time on the CPU clock or at their own time, not
+    at an iteration budget (which searches otherwise in Café: no wider root beam)."""
     from coffeetable.bots.tournament import MAX_SHOWN_CI95, plays_as_measured, shown_ratings
 
     def row(played_as: str, ci95: float = 40.0) -> dict[str, Any]:
@@ -407,7 +408,7 @@ def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
                 "bots": {
                     "ismcts:easy": row("ismcts:easy"),  # the level before it was a beam
                     "ismcts:medium": row("greedy:w12"),  # not what Café's medium plays
-                    "ismcts:hard": row("ismcts:40i"),
+                    "ismcts:hard": row("ismcts:1cpu"),
                     "greedy": row("greedy:w24"),
                 }
             },
@@ -427,7 +428,10 @@ def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
     assert not plays_as_measured("coffee-rush", "ismcts:hard", "greedy:w2")
     assert not plays_as_measured("cafe", "ismcts:hard", "ismcts:easy")  # another level
     assert plays_as_measured("cafe", "ismcts:easy", "greedy:w2")
-    assert plays_as_measured("cafe", "ismcts:medium", "ismcts:12i")  # the stand-in
+    assert plays_as_measured("cafe", "ismcts:medium", "ismcts:0.3cpu")
+    assert not plays_as_measured("cafe", "ismcts:medium", "ismcts:1cpu")  # hard's time
+    assert not plays_as_measured("cafe", "ismcts:medium", "ismcts:12i")  # no wider root
+    assert not plays_as_measured("coffee-rush", "ismcts:medium", "ismcts:medium")
 
 
 # ==== game records (benchmarks/bot_elo.py --out) ============================================

@@ -15,7 +15,7 @@ import math
 import operator
 import random
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from coffeetable.bots.base import Limit
@@ -40,12 +40,14 @@ def best_turns(
     split: int = 0,
     cache: BeamCache | None = None,
     partial: bool = True,
+    clock: Callable[[], float] | None = None,
 ) -> tuple[list[tuple[float, tuple[Action, ...]]], int]:
     """The best complete turn of `seat` for each of the `keep` best first steps, found by
     the beam search from `root` (a state the caller may search: a determinization), best
     first, as (evaluation, steps); and the number of states evaluated (the search stops
-    once `expansions` have been, or once `time.perf_counter()` passes `deadline`: it is
-    read before each new state). A turn ends when the seat may no longer act, the
+    once `expansions` have been, or once `clock()` passes `deadline`: it is read before
+    each new state; the wall clock `time.perf_counter` unless the caller gives another, such
+    as `Limit.clock()`). A turn ends when the seat may no longer act, the
     round changes or the game ends; if the budget runs out first, the best partial turns
     are returned (none if the deadline passes before the first state is expanded).
 
@@ -66,7 +68,7 @@ def best_turns(
     if split:
         firsts = root.search_actions(seat)
         if 1 < len(firsts) <= split:
-            return _split_turns(root, seat, firsts, width, keep, expansions, deadline)
+            return _split_turns(root, seat, firsts, width, keep, expansions, deadline, clock)
     round_number = root.round_number()
     done: list[tuple[float, tuple[Action, ...]]] = []
     # a partial turn: its evaluation, steps, position (None until it is needed: then it is
@@ -78,6 +80,7 @@ def best_turns(
     depth = 0
     reached: set[Hashable] = set()
     timed = deadline != math.inf
+    now = clock or time.perf_counter
     late = False
     while beam and depth < MAX_DEPTH and expanded < expansions and not late:
         frontier = sorted(beam, key=_EVALUATION, reverse=True)[: max(width, keep)]
@@ -96,7 +99,7 @@ def best_turns(
                 if cache is not None:
                     cache.children[key] = listed
             for number, (action, child_key) in enumerate(listed):
-                if timed and time.perf_counter() >= deadline:
+                if timed and now() >= deadline:
                     late = True
                     break
                 expanded += 1
@@ -173,6 +176,7 @@ def _split_turns(
     keep: int,
     expansions: int,
     deadline: float,
+    clock: Callable[[], float] | None,
 ) -> tuple[list[tuple[float, tuple[Action, ...]]], int]:
     """`best_turns` with a beam of its own for each first step (its `split`), the most
     promising first steps (by evaluation one step later) first. Those that the deadline
@@ -189,7 +193,7 @@ def _split_turns(
     for v, action, child in firsts_after:
         rest: tuple[Action, ...] = ()
         if not turn_over(child, seat, round_number):
-            turns, n = best_turns(child, seat, width, 1, expansions, deadline)
+            turns, n = best_turns(child, seat, width, 1, expansions, deadline, clock=clock)
             expanded += n
             if turns:  # each step after the first costs as it does in one beam
                 v, rest = turns[0][0] - STEP_COST, turns[0][1]

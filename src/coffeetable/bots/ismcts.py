@@ -42,8 +42,7 @@ from __future__ import annotations
 import gc
 import math
 import random
-import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from coffeetable.bots.base import LEVELS, Limit
@@ -203,7 +202,8 @@ class IsmctsBot:
         if not legal:
             raise ValueError(f"seat {seat} has no legal action now")
         limit = limit or self.limit
-        start = time.perf_counter()
+        clock = limit.clock()  # the wall clock, or the thread's CPU time (`Limit.cpu`)
+        start = clock()
         self._evaluate = (
             learned_evaluator(state, self.learned) if self.learned is not None else None
         )
@@ -225,7 +225,9 @@ class IsmctsBot:
         # the wider runs below search the same root: what one run expanded and evaluated,
         # the next takes from the cache instead of doing it again
         cache = BeamCache()
-        turns, _ = best_turns(first, seat, keep=self.root_turns, deadline=deadline, cache=cache)
+        turns, _ = best_turns(
+            first, seat, keep=self.root_turns, deadline=deadline, cache=cache, clock=clock
+        )
         if not turns:
             turns, _ = best_turns(first, seat, keep=self.root_turns, expansions=1, cache=cache)
         # the partial turns that beam kept a depth (it keeps at least `keep`)
@@ -250,14 +252,14 @@ class IsmctsBot:
                 widest = LAST_WIDEST
                 until = start + ALONE_SHARE * limit.time
                 width, cut = _widen(
-                    first, seat, self.root_turns, runs, width, widest, until, cache, None
+                    first, seat, self.root_turns, runs, width, widest, until, cache, None, clock
                 )
             else:
                 widest = SOLO_WIDEST if state.num_players == 1 else WIDEST
                 until = start + ROOT_SHARE * limit.time
-                last = time.perf_counter() - start
+                last = clock() - start
                 width, cut = _widen(
-                    first, seat, self.root_turns, runs, width, widest, until, cache, last
+                    first, seat, self.root_turns, runs, width, widest, until, cache, last, clock
                 )
             turns = _best_of_runs(runs, self.root_turns)
         lookahead = state.game.info.name in TURN_LOOKAHEAD
@@ -267,24 +269,33 @@ class IsmctsBot:
         distinct_first = {arm.macro[0] for arm in arms}
         if lookahead and len(distinct_first) > 1:
             if last_turn:  # the arms' ends are final: their own evaluations decide
-                best, info = _answer(arms, 0, 0, start)
+                best, info = _answer(arms, 0, 0, start, clock)
                 info["sweeps"] = 0
             else:
-                best, info = self._sweeps(state, seat, arms, deadline, max_iterations, start)
+                best, info = self._sweeps(state, seat, arms, deadline, max_iterations, start, clock)
                 if not info["sweeps"] and limit.time is not None and width < widest:
                     # no sweep completed: the arms' own evaluations decide, and the time
                     # left widens the root beam on (docs/bots.md, "The time no sweep used")
                     until = start + ALONE_SHARE * limit.time
                     ran = len(runs)
                     width, cut = _widen(
-                        first, seat, self.root_turns, runs, width, widest, until, cache, None
+                        first,
+                        seat,
+                        self.root_turns,
+                        runs,
+                        width,
+                        widest,
+                        until,
+                        cache,
+                        None,
+                        clock,
                     )
                     if len(runs) > ran:  # the arms are those of every run, the new ones too
                         turns = _best_of_runs(runs, self.root_turns)
                         arms, recalled = self._root_arms(first, seat, turns, plan, False)
                         played = info["iterations"]
                         depths = round(info["mean_depth"] * played)
-                        best, info = _answer(arms, played, depths, start)
+                        best, info = _answer(arms, played, depths, start, clock)
                         info["sweeps"] = 0
             info["root_width"] = width
             info["cut_width"] = cut
@@ -296,7 +307,7 @@ class IsmctsBot:
         while (
             len(distinct_first) > 1
             and iterations < max_iterations
-            and (iterations == 0 or time.perf_counter() < deadline)
+            and (iterations == 0 or clock() < deadline)
         ):
             d = state.resample_hidden(seat, rng)
             log_total = math.log(sum(arm.visits for arm in arms))
@@ -349,7 +360,7 @@ class IsmctsBot:
             iterations += 1
             depth_sum += depth
         ranked = sorted(arms, key=lambda a: (a.visits, a.total / a.visits), reverse=True)
-        best, info = _answer(ranked, iterations, depth_sum, start)
+        best, info = _answer(ranked, iterations, depth_sum, start, clock)
         info["root_width"] = width
         return best.macro[0], info
 
@@ -406,6 +417,7 @@ class IsmctsBot:
         deadline: float,
         max_iterations: int,
         start: float,
+        clock: Callable[[], float],
     ) -> tuple[_Node, dict[str, Any]]:
         """The turn-lookahead search (Café): sweeps over the root's arms. Each sweep draws
         one determinization and, on it, plays every arm's turn and then the turns that follow
@@ -428,17 +440,17 @@ class IsmctsBot:
         sweep_seconds = 0.0
         # a sweep that cannot complete in time changes nothing: none is started then (not
         # even the first, when the root's beam has used the budget up)
-        while time.perf_counter() + sweep_seconds < deadline:
-            began = time.perf_counter()
+        while clock() + sweep_seconds < deadline:
+            began = clock()
             d = state.resample_hidden(seat, rng)
             results = []
             for arm in arms:
-                if iterations >= max_iterations or time.perf_counter() >= deadline:
+                if iterations >= max_iterations or clock() >= deadline:
                     break
                 after = d.clone()
                 for action in arm.macro:
                     after.apply_unchecked(seat, action)
-                played = _play_next_turns(after, seat, LOOKAHEAD_WIDTH, deadline)
+                played = _play_next_turns(after, seat, LOOKAHEAD_WIDTH, deadline, clock)
                 if played is None:  # out of time: this sweep cannot complete
                     break
                 depth_sum += played
@@ -450,13 +462,13 @@ class IsmctsBot:
                 # would already end past the deadline
                 left = len(arms) - len(results)
                 if left > 1:
-                    now = time.perf_counter()
+                    now = clock()
                     if now + (left - 1) * (now - began) / len(results) > deadline:
                         break
             if len(results) < len(arms):
                 break
             sweeps += 1
-            sweep_seconds = time.perf_counter() - began
+            sweep_seconds = clock() - began
             for i, (score, reward) in enumerate(results):
                 sums[i] += score
                 rewards_sum[i] += reward
@@ -469,7 +481,7 @@ class IsmctsBot:
         else:  # not one sweep in the budget: the arms' own evaluations decide
             order = list(range(len(arms)))
         ranked = [arms[i] for i in order]
-        best, info = _answer(ranked, iterations, depth_sum, start)
+        best, info = _answer(ranked, iterations, depth_sum, start, clock)
         info["sweeps"] = sweeps
         return best, info
 
@@ -540,6 +552,7 @@ def _widen(
     until: float,
     cache: BeamCache,
     last: float | None,
+    clock: Callable[[], float],
 ) -> tuple[int, int]:
     """Run the root beam again twice as wide (Café under a time budget), and again, up to
     `widest`, adding each run's turns to `runs`; every run stops at `until`. With `last`
@@ -549,7 +562,7 @@ def _widen(
     the widest complete run, and of the run cut short (0 if none)."""
     base = max(WIDTH, keep)
     while width < widest:
-        began = time.perf_counter()
+        began = clock()
         if began >= until or (last is not None and began + NEXT_WIDTH * last >= until):
             break
         wider, _ = best_turns(
@@ -561,25 +574,28 @@ def _widen(
             deadline=until,
             cache=cache,
             partial=False,
+            clock=clock,
         )
         runs.append(wider)
-        if time.perf_counter() >= until:
+        if clock() >= until:
             return width, 2 * width
         width *= 2
         if last is not None:
-            last = time.perf_counter() - began
+            last = clock() - began
     return width, 0
 
 
-def _play_next_turns(state: State, seat: int, width: int, deadline: float) -> int | None:
+def _play_next_turns(
+    state: State, seat: int, width: int, deadline: float, clock: Callable[[], float]
+) -> int | None:
     """Play on from `state` with the greedy beam (each seat to move plays its best turn,
     the lowest seat first) until `seat` has played one more turn or the game ends; the
     number of turns played, or None if the deadline passed first (the beam stops there)."""
     turns = 0
     while not state.is_over() and turns < MAX_LOOKAHEAD_TURNS:
         mover = min(state.current_seats())
-        found, _ = best_turns(state, mover, width=width, deadline=deadline)
-        if time.perf_counter() >= deadline:
+        found, _ = best_turns(state, mover, width=width, deadline=deadline, clock=clock)
+        if clock() >= deadline:
             return None
         for action in found[0][1]:
             state.apply_unchecked(mover, action)
@@ -590,12 +606,12 @@ def _play_next_turns(state: State, seat: int, width: int, deadline: float) -> in
 
 
 def _answer(
-    ranked: list[_Node], iterations: int, depth_sum: int, start: float
+    ranked: list[_Node], iterations: int, depth_sum: int, start: float, clock: Callable[[], float]
 ) -> tuple[_Node, dict[str, Any]]:
     """The decision: the best-ranked arm (its first step is played), and the search's
-    `info`."""
+    `info` (its `seconds` on the search's clock)."""
     best = ranked[0]
-    elapsed = time.perf_counter() - start
+    elapsed = clock() - start
     return best, {
         "value": best.total / best.visits,
         "visits": best.visits,

@@ -36,6 +36,20 @@ GAME_LEVELS: dict[str, dict[str, str]] = {
 }
 
 
+def level_spec(game: str, level: str) -> str:
+    """The bot that plays `level` (easy, medium, hard) in `game`, as a spec that names it
+    whatever the machine: the game's own bot for the level (GAME_LEVELS), else the search at
+    the level's time on the CPU clock (`ismcts:0.3cpu`, Limit.cpu), which plays on a busy
+    machine as the level does on a quiet one. What the rating runs play and record for a
+    level (benchmarks/bot_elo.py)."""
+    spec = GAME_LEVELS.get(game, {}).get(level)
+    if spec is not None:
+        return spec
+    seconds = LEVELS[level].time
+    assert seconds is not None  # the levels are time budgets
+    return f"ismcts:{seconds:g}cpu"
+
+
 def make_bot(spec: str, seed: int | None = None) -> Bot:
     """A bot from its name: `random`, `greedy` (`greedy:w24`: its beam 24 wide instead of
     greedy.WIDTH), `ismcts` (ISMCTS at the medium level's budget), the levels a player
@@ -87,18 +101,20 @@ def parse_learned(extra: str) -> int:
 def parse_level(level: str) -> Limit:
     if level in LEVELS:
         return LEVELS[level]
+    unit = "cpu" if level.endswith("cpu") else level[-1:]
     number: float | None = None
     try:
-        number = float(level[:-1]) if level[-1:] in ("s", "i") else None
+        number = float(level[: -len(unit)]) if unit in ("s", "cpu", "i") else None
     except ValueError:
         number = None
     if number is not None and math.isfinite(number):
-        if level.endswith("s"):
-            return Limit(time=number)
+        if unit != "i":
+            return Limit(time=number, cpu=unit == "cpu")
         if number.is_integer():
             return Limit(iterations=int(number))
     raise DataError(
-        f"unknown level {level!r}: easy, medium, hard, or a budget such as 2.5s or 500i"
+        f"unknown level {level!r}: easy, medium, hard, or a budget such as 2.5s, 0.3cpu "
+        "(seconds of CPU time) or 500i"
     )
 
 

@@ -25,7 +25,7 @@ from importlib import resources
 from typing import Any
 
 from coffeetable.bots.base import LEVELS
-from coffeetable.bots.make import GAME_LEVELS, make_bot, parse_level
+from coffeetable.bots.make import level_spec, make_bot
 from coffeetable.core.errors import DataError
 from coffeetable.core.game import Game
 from coffeetable.core.registry import find_game
@@ -603,27 +603,15 @@ def shown_ratings(data: Any, max_ci95: float | None) -> dict[str, dict[str, int]
 
 def plays_as_measured(game: str, bot: str, played_as: str) -> bool:
     """Whether a rating of `bot` measured as `played_as` is the rating of what `bot` plays
-    in `game` now: a level that the game plays with a bot of its own (bots/make.py,
-    GAME_LEVELS: a greedy beam, or the search at a fixed budget) was measured as that bot;
-    another level as the search, at the level's time or at an iteration budget standing in
-    for it (`ismcts:260i`); any other bot as itself. A level redefined after its rating was
-    measured is not shown until it is measured again."""
+    in `game` now: a level was measured as the bot that plays it (`make.level_spec`: the
+    game's own bot for the level, GAME_LEVELS, or the search at the level's time on the CPU
+    clock, `ismcts:0.3cpu`) or, if it is the search at a time, as itself; any other bot as
+    itself. A level redefined after its rating was measured is not shown until it is
+    measured again, nor a level measured at an iteration budget standing in for its time
+    (`ismcts:12i`): in Café such a budget searches otherwise than the time does (its root
+    beam does not widen)."""
     name, _, level = bot.partition(":")
     if name == "ismcts" and level in LEVELS:
-        spec = GAME_LEVELS.get(game, {}).get(level)
-        if spec is not None:
-            return played_as == spec
-        return played_as == bot or _iteration_budget(played_as)
+        spec = level_spec(game, level)
+        return played_as == spec or (played_as == bot and spec.endswith("cpu"))
     return played_as == bot
-
-
-def _iteration_budget(spec: str) -> bool:
-    """Whether `spec` is the search at a budget of iterations (`ismcts:260i`)."""
-    name, _, budget = spec.partition(":")
-    if name != "ismcts" or budget in LEVELS:
-        return False
-    try:
-        limit = parse_level(budget)
-    except DataError:
-        return False
-    return limit.iterations is not None and limit.time is None
