@@ -301,27 +301,32 @@ def test_the_new_table_form_shows_each_bot_levels_rating(
     browser: Any, server: ServerProcess, shots: Path
 ) -> None:
     """A seat given to a bot lists the bots with their ratings where one is published
-    closely enough (docs/bots.md, "Bot levels on the rating scale"): Coffee Rush's levels
-    with theirs, random with none. Read from the same file the server reads."""
+    closely enough (docs/bots.md, "Bot levels on the rating scale"), in each game: Coffee
+    Rush's levels and Café's easy and medium with theirs, random with none, and the levels
+    in order of strength. Read from the same file the server reads."""
     from coffeetable.bots.tournament import published_ratings
 
-    shown = published_ratings().get("coffee-rush", {})
-    assert {"ismcts:easy", "ismcts:medium", "ismcts:hard"} <= set(shown), shown
-    assert "random" not in shown  # it lost every game: no rating, only "below greedy"
+    published = published_ratings()
+    assert {"ismcts:easy", "ismcts:medium", "ismcts:hard"} <= set(published["coffee-rush"])
+    assert {"ismcts:easy", "ismcts:medium"} <= set(published["cafe"]), published
+    order = ["ismcts:easy", "greedy", "ismcts:medium", "ismcts:hard"]
     client = Client(browser, server)
     try:
         client.sign_up()
         page = client.page
-        client.new_table_form("coffee-rush")
-        options = page.locator("[data-seat-row='1'] .seat-bot option")
-        labels = dict(zip(options.evaluate_all("os => os.map((o) => o.value)"),
-                          options.all_inner_texts(), strict=True))  # fmt: skip
-        for bot, elo in shown.items():
-            assert labels[bot].endswith(f"(rating ≈ {elo})"), labels
-        assert "≈" not in labels["random"]
-        assert shown["ismcts:easy"] < shown["greedy"] < shown["ismcts:medium"]
-        assert shown["ismcts:medium"] < shown["ismcts:hard"]
-        client.screenshot(shots, "create-form-bot-ratings")
+        for game in ("coffee-rush", "cafe"):
+            shown = published[game]
+            assert "random" not in shown  # it lost every game: no rating, only "below greedy"
+            client.new_table_form(game)
+            options = page.locator("[data-seat-row='1'] .seat-bot option")
+            labels = dict(zip(options.evaluate_all("os => os.map((o) => o.value)"),
+                              options.all_inner_texts(), strict=True))  # fmt: skip
+            for bot, elo in shown.items():
+                assert labels[bot].endswith(f"(rating ≈ {elo})"), (game, labels)
+            assert "≈" not in labels["random"]
+            ratings = [shown[bot] for bot in order if bot in shown]
+            assert ratings == sorted(ratings), (game, shown)
+            client.screenshot(shots, f"create-form-bot-ratings-{game}")
         assert client.errors == []
     finally:
         client.close()
