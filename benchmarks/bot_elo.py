@@ -2,10 +2,9 @@
 
     python3 benchmarks/bot_elo.py cafe --games 40 [--players 2] [--write]
     python3 benchmarks/bot_elo.py coffee-rush --games 40 --write
-    python3 benchmarks/bot_elo.py cafe --games 4 --stand-in ismcts:easy=ismcts:6i \\
-        --stand-in ismcts:medium=ismcts:12i --stand-in ismcts:hard=ismcts:24i
-    python3 benchmarks/bot_elo.py coffee-rush --games 100 --workers 2 \\
-        --stand-in ismcts:hard=ismcts:2600i ... --out rush.jsonl --resume
+    python3 benchmarks/bot_elo.py cafe --bots greedy,ismcts:medium --games 220 --workers 2 \\
+        --out cafe.jsonl --resume
+    python3 benchmarks/bot_elo.py cafe --games 4 --stand-in ismcts:hard=ismcts:hard
     python3 benchmarks/bot_elo.py coffee-rush --fit-only rush.jsonl [--write]
     python3 benchmarks/bot_elo.py coffee-rush --project 80,120,160
     python3 benchmarks/bot_elo.py coffee-rush --budgets 24 --seed 4242
@@ -51,7 +50,9 @@ fitted ratings except that the bots of `--never-wins` (default random) lose ever
 `--budgets POSITIONS` plays nothing: it lets ISMCTS at the time budgets of the levels
 easy, medium and hard decide on the same mid-game positions (bots_strength.py's, from
 --seed) and prints their median iterations and easy's and medium's median share of hard's:
-the fixed budgets that stand in for the levels.
+how much each time level searches. (An iteration budget does not stand in for a time level
+in Café, whose root beam widens only under a time budget: a run plays the level's time on
+the CPU clock instead; docs/bots.md, "Café's time levels on the CPU clock".)
 
 `--write` puts the result for this game, with its provenance (command, commit, date, games,
 stand-ins, the 95 % intervals), into src/coffeetable/bots/data/bot-ratings.json, which the
@@ -342,8 +343,8 @@ def main(argv: list[str] | None = None) -> None:
 
 def _budgets(game: str, players: int, count: int, seed: int) -> None:
     """The iterations of ismcts:easy, medium and hard (their time budgets) deciding on the same
-    mid-game positions (bots_strength.py's), and easy's and medium's share of hard's: what
-    fixed budgets stand in for the levels (the shares hold on a busy machine too)."""
+    mid-game positions (bots_strength.py's), and easy's and medium's share of hard's: how
+    much each level searches in its time (the shares hold on a busy machine too)."""
     from bots_strength import _positions
 
     found: list[list[int]] = []
