@@ -5,6 +5,8 @@
     python3 benchmarks/bot_elo.py cafe --bots greedy,ismcts:medium --games 220 --workers 2 \\
         --out cafe.jsonl --resume
     python3 benchmarks/bot_elo.py cafe --games 4 --stand-in ismcts:hard=ismcts:hard
+    python3 benchmarks/bot_elo.py cafe --bots greedy,ismcts:hard --games 140 --out cafe.jsonl \
+        --resume --redis redis://HOST:6379/0 --workers 2
     python3 benchmarks/bot_elo.py coffee-rush --fit-only rush.jsonl [--write]
     python3 benchmarks/bot_elo.py coffee-rush --project 80,120,160
     python3 benchmarks/bot_elo.py coffee-rush --budgets 24 --seed 4242
@@ -28,7 +30,12 @@ machine plays the level as a quiet core would. `--stand-in LEVEL=SPEC` plays SPE
 LEVEL's place instead (`ismcts:hard=ismcts:hard`: the level at its wall-clock time) and
 says so in the file.
 `--workers N` plays N games at a time in worker processes (each game seeded by its deal and
-seat, so the games do not depend on N).
+seat, so the games do not depend on N). `--redis redis://HOST:PORT/DB` puts the games on that
+Redis queue instead (coffeetable.bots.selfplay), for `coffeetable selfplay-worker --redis
+URL --processes N` on any number of machines to play (`--workers N` starts N of them here, 0
+none): a Café run of the search at 1 s a decision takes hours of a core. A worker plays only
+if its rules, bots and models are this checkout's, file for file (`source_digest`), so the
+file's commit is the code that played every game; the games are the same as a local run's.
 
 `--out FILE` appends each game, as it ends, to FILE as one JSON line (the pair and the
 specs played, the deal, the seats and bot seeds, scores, winners, points, seconds, the
@@ -100,8 +107,22 @@ def _warn(text: str) -> None:
     print(f"warning: {text}", file=sys.stderr, flush=True)
 
 
-def _play(jobs: Sequence[GameJob], workers: int) -> Iterator[dict[str, Any]]:
-    """Each job's record as its game ends (in that order, not the jobs' with workers)."""
+def _play(jobs: Sequence[GameJob], workers: int, redis: str | None) -> Iterator[dict[str, Any]]:
+    """Each job's record as its game ends (in that order, not the jobs' with workers). With
+    `redis`, the games go on that queue, and `workers` local workers play there too."""
+    if redis:
+        from coffeetable.bots.selfplay import SelfPlayQueue, run_workers
+
+        pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers) if workers else None
+        try:
+            for _ in range(workers):
+                assert pool is not None
+                pool.submit(run_workers, redis, 1, idle_exit=5.0)
+            yield from SelfPlayQueue(redis).run_games(jobs)
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+        return
     if workers <= 1:
         for job in jobs:
             yield tournament.play(job)
@@ -217,7 +238,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--prior-draws", type=float, default=1.0)
     parser.add_argument("--anchor", type=_pair, default=("greedy", str(START_RATING)))
     parser.add_argument("--stand-in", type=_pair, action="append", default=[])
-    parser.add_argument("--workers", type=int, default=1, help="games at a time (processes)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="games at a time (processes); with --redis, workers started here (0: none)",
+    )
+    parser.add_argument(
+        "--redis",
+        metavar="URL",
+        help="put the games on this Redis queue, for `coffeetable selfplay-worker --redis URL` "
+        "on any machines (and --workers here) to play",
+    )
     parser.add_argument("--out", metavar="FILE", type=pathlib.Path, help="append each game")
     parser.add_argument("--resume", action="store_true", help="continue --out's FILE")
     parser.add_argument(
@@ -264,8 +296,12 @@ def main(argv: list[str] | None = None) -> None:
         anchor_rating = float(anchor_text)
     except ValueError:
         parser.error(f"--anchor: {anchor_text!r} is not a rating")
-    if args.workers < 1:
-        parser.error("--workers must be at least 1")
+    if args.workers < (0 if args.redis else 1):
+        parser.error("--workers must be at least 1 (0 with --redis)")
+    if args.redis and not args.redis.startswith(("redis://", "rediss://", "unix://")):
+        parser.error(f"--redis must be a redis:// URL, not {args.redis!r}")
+    if args.redis and (args.fit_only or args.budgets or args.project):
+        parser.error("--redis plays games: not with --fit-only, --budgets or --project")
     if args.fit_only and (args.out or args.resume):
         parser.error("--fit-only plays nothing: no --out or --resume")
     if args.resume and not args.out:
@@ -322,7 +358,7 @@ def main(argv: list[str] | None = None) -> None:
         rank = {job.pair: n for n, job in enumerate(jobs)}
         todo.sort(key=lambda job: (job.index // 2, rank[job.pair], job.index))
         try:
-            for n, record in enumerate(_play(todo, args.workers), 1):
+            for n, record in enumerate(_play(todo, args.workers, args.redis), 1):
                 record["commit"] = run_commit
                 if args.out:
                     _append(args.out, record)

@@ -326,3 +326,34 @@ def test_budgets_reports_each_level_on_the_same_positions() -> None:
     (line,) = done.stdout.splitlines()
     assert line.startswith("coffee-rush 2p, 1 positions: median iterations easy ")
     assert "of hard's (medians)" in line
+
+
+def test_a_run_through_a_redis_queue_plays_the_same_games(
+    whole: tuple[Path, str], tmp_path: Path
+) -> None:
+    """--redis: the games go on the queue, a worker started here (--workers 1) plays them,
+    and the file holds the games a local run wrote (docs/bots.md, "Bot levels on the rating
+    scale")."""
+    from tests.bots.test_selfplay import REDIS_URL, require_redis
+
+    require_redis()
+    path, stdout = whole
+    queued = tmp_path / "queued.jsonl"
+    done = bot_elo(*FAST, "--games", "6", "--out", queued, "--redis", REDIS_URL, "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    assert games(queued) == games(path)
+    assert ratings(done.stdout) == ratings(stdout)
+    assert all(json.loads(line)["commit"] == this_commit() for line in queued.open())
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["--redis", "http://example", "--games", "2"], "--redis must be a redis:// URL"),
+        (["--workers", "0", "--games", "2"], "--workers must be at least 1 (0 with --redis)"),
+        (["--redis", "redis://x", "--fit-only", "f.jsonl"], "--redis plays games"),
+    ],
+)
+def test_redis_arguments_are_checked(args: list[str], error: str) -> None:
+    done = bot_elo(*FAST, *args)
+    assert done.returncode != 0 and error in done.stderr

@@ -1,16 +1,23 @@
 """Self-play through the Redis queue (bots/selfplay.py): two worker processes give the results
 a local run of the same jobs gives, in the jobs' order; a dead worker's job is played by
 another; a run that ends early leaves no job to play; a worker with other features refuses.
+The games of a rating run go the same way: a worker gives the records a local run gives, and
+refuses with other rules, bots or models than the coordinator's (the source digest).
 Against a real Redis ($COFFEETABLE_TEST_REDIS, database 5 by default), each test on its own
-key prefix; skipped when no Redis answers."""
+key prefix; skipped when no Redis answers (a failure with COFFEETABLE_REQUIRE_SITE=1, as in CI)."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import multiprocessing
+import operator
 import os
+import shutil
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,14 +29,23 @@ from coffeetable.core.errors import DataError
 REDIS_URL = os.environ.get("COFFEETABLE_TEST_REDIS", "redis://127.0.0.1:6379/5")
 
 
-@pytest.fixture
-def prefix() -> Iterator[str]:
-    redis = pytest.importorskip("redis")
+def require_redis() -> Any:
+    """A client of the test Redis; the test is skipped without one (failed in CI)."""
+    import redis
+
     client = redis.Redis.from_url(REDIS_URL, socket_timeout=5)
     try:
         client.ping()
     except redis.RedisError:
+        if os.environ.get("COFFEETABLE_REQUIRE_SITE") == "1":  # CI (.ci/run) has Redis
+            pytest.fail(f"COFFEETABLE_REQUIRE_SITE=1 but no Redis at {REDIS_URL}")
         pytest.skip(f"no Redis at {REDIS_URL}")
+    return client
+
+
+@pytest.fixture
+def prefix() -> Iterator[str]:
+    client = require_redis()
     name = f"test:selfplay:{uuid.uuid4().hex[:8]}"
     yield name
     for key in client.scan_iter(f"{name}:*"):
@@ -196,4 +212,122 @@ def test_the_worker_command_plays_the_queue(prefix: str) -> None:
     finally:
         out, _ = worker.communicate(timeout=60)
     assert got == [_as_json_reads(play(Job("random", 740, 1)))]
-    assert "1 self-play games played" in out
+    assert "1 self-play and rating games played" in out
+
+
+# ==== the games of a rating run (benchmarks/bot_elo.py --redis) ================================
+def _rating_jobs() -> list[Any]:
+    from coffeetable import find_game
+    from coffeetable.bots import tournament
+
+    game = find_game("coffee-rush")
+    return tournament.schedule(game, ["random", "greedy"], 4, 30, 2, ["random", "greedy"])
+
+
+def _without_time(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "seconds"}
+
+
+def test_rating_games_through_the_queue_are_a_local_runs(prefix: str) -> None:
+    import threading
+
+    from coffeetable.bots import tournament
+
+    jobs = _rating_jobs()
+    local = [_without_time(tournament.play(job)) for job in jobs]
+    worker = threading.Thread(target=work, args=(REDIS_URL, prefix), kwargs={"max_jobs": 4})
+    worker.start()
+    try:
+        queued = [_without_time(r) for r in SelfPlayQueue(REDIS_URL, prefix).run_games(jobs, 60)]
+    finally:
+        worker.join(timeout=60)
+    key = operator.itemgetter("index")
+    assert sorted(queued, key=key) == sorted(local, key=key)
+    assert len({r["index"] for r in queued}) == len(jobs) == 4
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    assert client.xlen(f"{prefix}:jobs") == 0 and not list(client.scan_iter(f"{prefix}:run:*"))
+
+
+def test_a_rating_run_stopped_early_leaves_no_game_to_play(prefix: str) -> None:
+    import redis
+
+    queue = SelfPlayQueue(REDIS_URL, prefix)
+    results = queue.run_games(_rating_jobs(), stall=0.2)
+    with pytest.raises(TimeoutError, match="no worker"):
+        next(results)  # nobody plays: the run gives up, and withdraws its games
+    client = redis.Redis.from_url(REDIS_URL)
+    assert client.xlen(f"{prefix}:jobs") == 4
+    assert work(REDIS_URL, prefix, idle_exit=0.5) == 0  # dropped, unplayed
+    assert client.xlen(f"{prefix}:jobs") == 0
+
+
+def test_a_worker_with_other_code_refuses_rating_games(prefix: str) -> None:
+    results = SelfPlayQueue(REDIS_URL, prefix).run_games(_rating_jobs()[:1], stall=30)
+    context = multiprocessing.get_context("spawn")
+    worker = context.Process(target=_worker_with_other_code, args=(prefix,))
+    worker.start()
+    try:
+        with pytest.raises(DataError, match="other rules, bots or models than the run's"):
+            next(results)
+    finally:
+        worker.join(timeout=30)
+    assert worker.exitcode == 0
+
+
+def _worker_with_other_code(prefix: str) -> None:
+    selfplay.source_digest = lambda: "another"  # type: ignore[assignment]
+    work(REDIS_URL, prefix, idle_exit=2.0, max_jobs=1)
+
+
+def test_a_bad_rating_job_is_answered_with_an_error_not_played() -> None:
+    fields = {
+        b"digest": selfplay.source_digest().encode(),
+        b"n": b"0",
+        b"job": json.dumps({"game": "cafe", "players": 2, "no such": 1}).encode(),
+    }
+    answer = selfplay._rating_game(fields, "w")
+    assert set(answer) == {"error"} and "KeyError" in answer["error"]
+    job = dataclasses.asdict(_rating_jobs()[0])
+    for bad, error in [
+        ({"seats": [0]}, "a 2-player game with seats (0,)"),
+        ({"players": "two"}, "ValueError"),
+        ({"pair": ["random"]}, "IndexError"),
+        ({"played": ["random", "no-such-bot"]}, "no-such-bot"),
+        ({"game": "chess"}, "unknown game"),
+    ]:
+        fields[b"job"] = json.dumps({**job, **bad}).encode()
+        answer = selfplay._rating_game(fields, "w")
+        assert set(answer) == {"error"} and error in answer["error"], (bad, answer)
+    fields[b"job"] = json.dumps(job).encode()
+    assert set(selfplay._rating_game(fields, "w")) == {"n", "result"}
+    fields[b"job"] = b"{not json"
+    assert "JSONDecodeError" in selfplay._rating_game(fields, "w")["error"]
+
+
+def test_the_source_digest_is_of_the_files_the_games_are_played_by(tmp_path: Path) -> None:
+    from importlib import resources
+
+    root = resources.files("coffeetable")
+    assert isinstance(root, Path)
+    copy = tmp_path / "coffeetable"
+    for package in ("core", "games", "bots"):
+        shutil.copytree(root / package, copy / package)
+    assert selfplay.tree_digest(copy) == selfplay.source_digest()
+    # what the games do not read: the published ratings, compiled bytecode
+    ratings = copy / "bots" / "data" / "bot-ratings.json"
+    ratings.write_text(ratings.read_text("utf-8") + "\n", encoding="utf-8")
+    (copy / "games" / "__pycache__").mkdir(exist_ok=True)
+    (copy / "games" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
+    assert selfplay.tree_digest(copy) == selfplay.source_digest()
+    # a rule, a bot, a card: another digest
+    for changed in ("games/cafe/state.py", "bots/greedy.py", "bots/make.py"):
+        path = copy / changed
+        text = path.read_bytes()
+        path.write_bytes(text + b"\n")
+        assert selfplay.tree_digest(copy) != selfplay.source_digest(), changed
+        path.write_bytes(text)
+    cards = copy / "games" / "cafe" / "data" / "deck.toml"
+    cards.write_bytes(cards.read_bytes() + b"\n")
+    assert selfplay.tree_digest(copy) != selfplay.source_digest()

@@ -1,5 +1,6 @@
-"""Self-play games for a learned value, played here or by any number of workers through a Redis
-queue (docs/bots.md, "The learned value").
+"""Self-play games for a learned value, and the games of a bot rating run, played here or by any
+number of workers through a Redis queue (docs/bots.md, "The learned value" and "Bot levels on
+the rating scale").
 
 A job is one seeded game: (bots, deal, players, game). `play(job)` plays it and returns, for
 each seat after each of its steps, the features the game's `learned.FEATURES` give from that
@@ -17,27 +18,38 @@ longer than its lease. A run that ends early (its time is up, or it is interrupt
 key, and the workers then drop the jobs of it that are left. Workers check that they compute the
 features and use the deck of the coordinator (a digest of each) before they play.
 
+The same queue carries the games of a rating run (`tournament.GameJob`: a pair of bots on a
+deal, seat by seat; benchmarks/bot_elo.py --redis): `SelfPlayQueue.run_games(jobs)` yields
+each game's record (`tournament.play`) as it comes, whoever played it. A worker plays such a
+game only if the rules, bots and models it would play them with are the coordinator's, byte
+for byte (`source_digest`): a rating is of the code that played its games.
+
 Plain Python and the standard library (the `redis` client for the queue): numpy is needed only
 to store and train (benchmarks/selfplay.py, benchmarks/train_value.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
 import json
 import os
 import socket
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from coffeetable import find_game
-from coffeetable.bots import make_bot
+from coffeetable.bots import make_bot, tournament
 from coffeetable.bots.greedy import turn_over
 from coffeetable.bots.learned import FEATURES, deck_sha256
-from coffeetable.core.errors import DataError
+from coffeetable.bots.tournament import GameJob
+from coffeetable.core.errors import CoffeetableError, DataError
 from coffeetable.core.game import State
 
 PREFIX = "coffeetable:selfplay"
@@ -114,6 +126,39 @@ def code_digest(game: str = "cafe") -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+#: what decides how a rating game is played: the rules, the bots and their models (every
+#: file of these packages but the published ratings, which the games do not read)
+_PLAYED_BY = ("core", "games", "bots")
+_NOT_PLAYED_BY = {"bots/data/bot-ratings.json"}
+_SOURCE_SUFFIXES = {".py", ".json", ".toml", ".csv", ".txt", ".yaml"}
+
+
+@functools.cache
+def source_digest() -> str:
+    """What a worker must share with the coordinator of a rating run: this install's files
+    of the rules, the bots and their models (`_PLAYED_BY`), by path and content."""
+    root = resources.files("coffeetable")
+    assert isinstance(root, Path)  # an installed package, not a zip
+    return tree_digest(root)
+
+
+def tree_digest(root: Path) -> str:
+    """The digest `source_digest` takes of the package at `root`."""
+    digest = hashlib.sha256()
+    for package in _PLAYED_BY:
+        for path in sorted((root / package).rglob("*")):
+            name = path.relative_to(root).as_posix()
+            if (
+                path.suffix in _SOURCE_SUFFIXES
+                and "__pycache__" not in path.parts
+                and name not in _NOT_PLAYED_BY
+                and path.is_file()
+            ):
+                digest.update(f"{name}\0{path.stat().st_size}\0".encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def _redis(url: str) -> Any:
     import redis
 
@@ -142,6 +187,8 @@ class SelfPlayQueue:
         self.run_id = uuid.uuid4().hex[:12]
         self.key = f"{prefix}:run:{self.run_id}"  # exists while the run wants its results
         self.replies = f"{prefix}:run:{self.run_id}:results"
+        self._last = time.monotonic()  # when the last answer came
+        self._error: str | None = None  # a worker's, raised after the answers before it
 
     def run(
         self, jobs: Iterable[Job], seconds: float | None = None, stall: float = 3600.0
@@ -170,31 +217,75 @@ class SelfPlayQueue:
             )
         got: dict[int, dict[str, Any]] = {}
         done: set[int] = set()
-        last = time.monotonic()
+        self._last = time.monotonic()
         try:
             for job in jobs:
                 while job.deal not in got:
-                    now = time.monotonic()
-                    if seconds is not None and now - start > seconds:
+                    if seconds is not None and time.monotonic() - start > seconds:
                         return
-                    if now - last > stall:
-                        raise TimeoutError(f"no self-play result for {stall:.0f} s: no worker?")
-                    self.redis.expire(self.key, max(60, int(stall) + 60))
-                    entries = self.redis.xread({self.replies: "0-0"}, count=100, block=500)
-                    for _stream, items in entries or ():
-                        for entry_id, fields in items:
-                            self.redis.xdel(self.replies, entry_id)
-                            last = time.monotonic()
-                            error = fields.get(b"error")
-                            if error is not None:
-                                raise DataError(f"a self-play worker failed: {error.decode()}")
-                            result = _from_json(fields[b"result"])
-                            if int(result["deal"]) not in done:  # a job played twice
-                                got.setdefault(int(result["deal"]), result)
+                    for fields in self._answers(stall, "self-play result"):
+                        result = _from_json(fields[b"result"])
+                        if int(result["deal"]) not in done:  # a job played twice
+                            got.setdefault(int(result["deal"]), result)
                 done.add(job.deal)
                 yield got.pop(job.deal)
         finally:
             self.redis.delete(self.key, self.replies)
+
+    def run_games(self, jobs: Sequence[GameJob], stall: float = 3600.0) -> Iterator[dict[str, Any]]:
+        """The records of a rating run's games (`tournament.play`), each as it comes (not in
+        the jobs' order), each once; `stall`: at most this long without any record (no
+        worker?) before a TimeoutError. Stopping early (closing the iterator, an error, a
+        Ctrl-C) withdraws the games not yet played."""
+        self._ensure_group()
+        self.redis.set(self.key, "1", ex=max(60, int(stall) + 60))
+        try:
+            digest = source_digest()
+            for n, job in enumerate(jobs):
+                self.redis.xadd(
+                    self.jobs,
+                    {
+                        "run": self.run_id,
+                        "kind": "game",
+                        "n": n,
+                        "job": json.dumps(dataclasses.asdict(job)),
+                        "digest": digest,
+                        "lease": self.lease,
+                    },
+                )
+            left = set(range(len(jobs)))
+            self._last = time.monotonic()
+            while left:
+                for fields in self._answers(stall, "rating game's result"):
+                    n = int(fields[b"n"])
+                    if n in left:  # not a game played twice
+                        left.discard(n)
+                        yield json.loads(fields[b"result"])
+        finally:
+            self.redis.delete(self.key, self.replies)
+
+    def _answers(self, stall: float, what: str) -> list[dict[bytes, bytes]]:
+        """The workers' answers on the run's reply stream (waiting up to half a second),
+        taken off it; a DataError for a worker's error (once the answers before it are
+        handed out), a TimeoutError after `stall` seconds without any answer. Keeps the run's
+        key alive."""
+        if self._error is not None:
+            raise DataError(f"a worker failed: {self._error}")
+        if time.monotonic() - self._last > stall:
+            raise TimeoutError(f"no {what} for {stall:.0f} s: no worker?")
+        self.redis.expire(self.key, max(60, int(stall) + 60))
+        answers: list[dict[bytes, bytes]] = []
+        entries = self.redis.xread({self.replies: "0-0"}, count=100, block=500)
+        for _stream, items in entries or ():
+            for entry_id, fields in items:
+                self.redis.xdel(self.replies, entry_id)
+                self._last = time.monotonic()
+                error = fields.get(b"error")
+                if error is not None:
+                    self._error = error.decode()
+                    return answers
+                answers.append(fields)
+        return answers
 
     def _ensure_group(self) -> None:
         _ensure_group(self.redis, self.jobs)
@@ -234,7 +325,12 @@ def work(
             continue
         entry_id, fields = taken
         run = fields[b"run"].decode()
-        if redis.exists(f"{prefix}:run:{run}"):
+        if redis.exists(f"{prefix}:run:{run}") and fields.get(b"kind") == b"game":
+            answer = _rating_game(fields, name)
+            if redis.exists(f"{prefix}:run:{run}"):
+                redis.xadd(f"{prefix}:run:{run}:results", answer)
+            played += 1
+        elif redis.exists(f"{prefix}:run:{run}"):
             game = fields.get(b"game", b"cafe").decode()
             others = fields.get(b"others", b"0") == b"1"
             job = Job(
@@ -261,6 +357,30 @@ def work(
         redis.xdel(stream, entry_id)
         idle_since = time.monotonic()
     return played
+
+
+def _rating_game(fields: dict[bytes, bytes], name: str) -> dict[str, Any]:
+    """A worker's answer to a rating run's game: its record, or why it was not played."""
+    if fields[b"digest"].decode() != source_digest():
+        return {"error": f"worker {name}: other rules, bots or models than the run's"}
+    try:
+        data = json.loads(fields[b"job"])
+        job = GameJob(
+            game=str(data["game"]),
+            players=int(data["players"]),
+            pair=(str(data["pair"][0]), str(data["pair"][1])),
+            played=(str(data["played"][0]), str(data["played"][1])),
+            index=int(data["index"]),
+            deal=int(data["deal"]),
+            seats=tuple(int(m) for m in data["seats"]),
+            bot_seeds=tuple(int(s) for s in data["bot_seeds"]),
+        )
+        if len(job.seats) != job.players or len(job.bot_seeds) != job.players:
+            raise ValueError(f"a {job.players}-player game with seats {job.seats}")
+        record = tournament.play(job)
+    except (CoffeetableError, TypeError, ValueError, LookupError) as exc:
+        return {"error": f"worker {name}: {type(exc).__name__}: {exc}"}
+    return {"n": int(fields[b"n"]), "result": json.dumps(record)}
 
 
 def _take(redis: Any, stream: str, name: str) -> tuple[bytes, dict[bytes, bytes]] | None:

@@ -306,8 +306,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     selfplay = sub.add_parser(
         "selfplay-worker",
-        help="play self-play games for a learned bot value from a Redis queue "
-        "(benchmarks/selfplay.py --redis puts them there)",
+        help="play the games of self-play runs (a learned bot value) and of bot rating runs "
+        "from a Redis queue (benchmarks/selfplay.py and bot_elo.py --redis put them there)",
     )
     selfplay.add_argument("--redis", required=True, metavar="URL", help="the queue's redis://...")
     selfplay.add_argument(
@@ -520,7 +520,7 @@ def _selfplay_worker(args: argparse.Namespace) -> int:
         raise DataError("--processes must be at least 1")
     print(f"coffeetable: self-play worker ({args.processes} processes) on {args.redis}", flush=True)
     played = run_workers(args.redis, args.processes, idle_exit=args.idle_exit)
-    print(f"coffeetable: {played} self-play games played", flush=True)
+    print(f"coffeetable: {played} self-play and rating games played", flush=True)
     return 0
 
 
