@@ -111,6 +111,8 @@ def _play(jobs: Sequence[GameJob], workers: int, redis: str | None) -> Iterator[
     """Each job's record as its game ends (in that order, not the jobs' with workers). With
     `redis`, the games go on that queue, and `workers` local workers play there too."""
     if redis:
+        import redis as redis_module
+
         from coffeetable.bots.selfplay import SelfPlayQueue, run_workers
 
         pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers) if workers else None
@@ -119,6 +121,10 @@ def _play(jobs: Sequence[GameJob], workers: int, redis: str | None) -> Iterator[
                 assert pool is not None
                 pool.submit(run_workers, redis, 1, idle_exit=5.0)
             yield from SelfPlayQueue(redis).run_games(jobs)
+        except redis_module.RedisError as exc:
+            raise DataError(f"error: the queue at {redis}: {exc}") from exc
+        except TimeoutError as exc:
+            raise DataError(f"error: {exc}") from exc
         finally:
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
@@ -371,7 +377,7 @@ def main(argv: list[str] | None = None) -> None:
                     flush=True,
                 )
         except DataError as exc:
-            sys.exit(str(exc))
+            sys.exit(str(exc) + (f"; --resume continues {args.out}" if args.out else ""))
         except KeyboardInterrupt:
             sys.exit("stopped" + (f"; --resume continues {args.out}" if args.out else ""))
     _report(args, argv, bots, played, used, anchor_bot, anchor_rating, run_commit, start)

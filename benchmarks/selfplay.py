@@ -203,6 +203,7 @@ def main(argv: list[str] | None = None) -> None:
         results = _lazy(pool, wanted(), args.workers)
     else:
         results = map(play, wanted())
+    failed: list[str] = []
     try:
         for r in results:
             pending.append(r)
@@ -216,18 +217,35 @@ def main(argv: list[str] | None = None) -> None:
                 file=sys.stderr,
                 flush=True,
             )
+    except (DataError, TimeoutError, *_queue_errors(args.redis)) as exc:
+        failed.append(f"error: {'the queue: ' if args.redis else ''}{exc}")
     finally:
         if pending:
             data = _merge(data, pending, meta)
             save(args.out, data)
         if pool is not None:
             pool.shutdown(wait=not args.redis, cancel_futures=True)
+    if failed:  # the games played are saved: a run of the same command continues
+        sys.exit(
+            failed[0]
+            + (f" ({played} games played, saved in {args.out})" if played else " (no game played)")
+        )
     seconds = time.perf_counter() - start
     total = 0 if data is None else len(data["final"])
     print(
         f"{played} games in {seconds:.0f} s ({seconds / max(1, played):.1f} s a game); "
         f"{args.out}: {total} positions from {0 if data is None else len(data['deals'])} games"
     )
+
+
+def _queue_errors(url: str | None) -> tuple[type[Exception], ...]:
+    """What the Redis client raises when the queue at `url` cannot be reached (none without
+    a queue)."""
+    if not url:
+        return ()
+    import redis
+
+    return (redis.RedisError,)
 
 
 def _lazy(pool: ProcessPoolExecutor, jobs: Iterator[Job], ahead: int) -> Iterator[dict[str, Any]]:

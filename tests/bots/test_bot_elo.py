@@ -357,3 +357,13 @@ def test_a_run_through_a_redis_queue_plays_the_same_games(
 def test_redis_arguments_are_checked(args: list[str], error: str) -> None:
     done = bot_elo(*FAST, *args)
     assert done.returncode != 0 and error in done.stderr
+
+
+def test_a_queue_that_does_not_answer_is_a_clear_error(tmp_path: Path) -> None:
+    """No Redis at --redis's address: a clear error, no traceback, nothing written."""
+    out = tmp_path / "games.jsonl"
+    done = bot_elo(*FAST, "--games", "2", "--out", out, "--redis", "redis://127.0.0.1:1/0")
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "error: the queue at redis://127.0.0.1:1/0" in done.stderr
+    assert f"--resume continues {out}" in done.stderr
+    assert not out.exists() or not out.read_text("utf-8")

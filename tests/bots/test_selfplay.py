@@ -331,3 +331,21 @@ def test_the_source_digest_is_of_the_files_the_games_are_played_by(tmp_path: Pat
     cards = copy / "games" / "cafe" / "data" / "deck.toml"
     cards.write_bytes(cards.read_bytes() + b"\n")
     assert selfplay.tree_digest(copy) != selfplay.source_digest()
+
+
+def test_the_selfplay_script_reports_a_queue_it_cannot_reach(tmp_path: Path) -> None:
+    """benchmarks/selfplay.py --redis with nothing at the address: a clear error, no
+    traceback, no file."""
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "selfplay.py"
+    out = tmp_path / "games.npz"
+    command = [sys.executable, str(script), "--out", str(out), "--players", "1"]
+    command += ["--bots", "random", "--games", "2", "--workers", "0"]
+    done = subprocess.run(
+        [*command, "--redis", "redis://127.0.0.1:1/0"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "error: the queue: " in done.stderr and "(no game played)" in done.stderr
+    assert not out.exists()
