@@ -83,6 +83,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from _provenance import commit
+from bots_strength import _wilson
 
 from coffeetable import find_game
 from coffeetable.bots import LEVELS as BOT_LEVELS
@@ -458,6 +459,30 @@ def _project(
         print(f"{n:12d}  " + "".join(f"{r.ci95:15.0f}" for r in ratings))
 
 
+def _pair_lines(bots: list[str], used: list[dict[str, Any]]) -> list[str]:
+    """Each pair that played: its games, the first bot's share of the points with its 95 %
+    Wilson interval, and its mean margin (its score less the other's)."""
+    games: dict[tuple[int, int], list[tuple[float, float]]] = collections.defaultdict(list)
+    for r in used:
+        a, b = (bots.index(name) for name in r["pair"])
+        score = [0, 0]
+        for seat, member in enumerate(r["members"]):
+            score[member] = r["scores"][seat]
+        share, margin = r["points"][0], score[0] - score[1]
+        games[min(a, b), max(a, b)].append((share, margin) if a < b else (1 - share, -margin))
+    lines = ["pairs: the first bot's share of the points (95 % Wilson), its mean margin"]
+    for (a, b), rows in sorted(games.items()):
+        n = len(rows)
+        share = sum(s for s, _ in rows) / n
+        low, high = _wilson(share, n)
+        margin = sum(m for _, m in rows) / n
+        lines.append(
+            f"  {bots[a]} against {bots[b]}: {n} games, {share:.3f} ({low:.2f}-{high:.2f}), "
+            f"{margin:+.2f}"
+        )
+    return lines
+
+
 def _report(
     args: argparse.Namespace,
     argv: list[str] | None,
@@ -490,6 +515,8 @@ def _report(
             f"{name:15s} {row['elo'] + shift:7.0f} ± {row['elo_ci95']:.0f}"
             f"  (played as {spec}; {row['games']} games, score share {share}, mean score {mean})"
         )
+    for line in _pair_lines(bots, used):
+        print(line)
     per_pair = [p["games"] for p in table["pairs"]]
     commits = collections.Counter(str(r.get("commit", "unknown")) for r in used)
     game_seconds = sum(float(r["seconds"]) for r in used)

@@ -367,3 +367,15 @@ def test_a_queue_that_does_not_answer_is_a_clear_error(tmp_path: Path) -> None:
     assert "error: the queue at redis://127.0.0.1:1/0" in done.stderr
     assert f"--resume continues {out}" in done.stderr
     assert not out.exists() or not out.read_text("utf-8")
+
+
+def test_the_report_gives_each_pairs_share_and_margin(whole: tuple[Path, str]) -> None:
+    path, stdout = whole
+    records = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    margins = []
+    for r in records:  # random's score less greedy's, seat by seat
+        by = dict(zip(r["seats"], r["scores"], strict=True))
+        margins.append(by["random"] - by["greedy"])
+    assert "pairs: the first bot's share of the points (95 % Wilson), its mean margin" in stdout
+    line = f"  random against greedy: 6 games, 0.000 (0.00-0.39), {sum(margins) / 6:+.2f}"
+    assert line in stdout.splitlines(), stdout
