@@ -108,7 +108,9 @@ def _warn(text: str) -> None:
     print(f"warning: {text}", file=sys.stderr, flush=True)
 
 
-def _play(jobs: Sequence[GameJob], workers: int, redis: str | None) -> Iterator[dict[str, Any]]:
+def _play(
+    jobs: Sequence[GameJob], workers: int, redis: str | None = None
+) -> Iterator[dict[str, Any]]:
     """Each job's record as its game ends (in that order, not the jobs' with workers). With
     `redis`, the games go on that queue, and `workers` local workers play there too."""
     if redis:
