@@ -337,9 +337,13 @@ def test_a_run_through_a_redis_queue_plays_the_same_games(
     from tests.bots.test_selfplay import REDIS_URL, require_redis
 
     require_redis()
+    # a database of its own: the default queue of test_selfplay's worker command is in
+    # REDIS_URL's, and a worker takes whichever run's games come (both tests would pass
+    # with each other's workers, but each counts its own games)
+    url = REDIS_URL.rsplit("/", 1)[0] + "/7"
     path, stdout = whole
     queued = tmp_path / "queued.jsonl"
-    done = bot_elo(*FAST, "--games", "6", "--out", queued, "--redis", REDIS_URL, "--workers", "1")
+    done = bot_elo(*FAST, "--games", "6", "--out", queued, "--redis", url, "--workers", "1")
     assert done.returncode == 0, done.stderr
     assert games(queued) == games(path)
     assert ratings(done.stdout) == ratings(stdout)
