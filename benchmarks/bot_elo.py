@@ -90,6 +90,7 @@ from coffeetable.bots import LEVELS as BOT_LEVELS
 from coffeetable.bots import IsmctsBot, tournament
 from coffeetable.bots.make import level_spec
 from coffeetable.bots.tournament import PUBLISHED_RATINGS, GameJob, TournamentResult
+from coffeetable.cli.main import _check_redis_url, _hide_password
 from coffeetable.core.errors import DataError
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "src" / "coffeetable" / "bots" / "data"
@@ -125,7 +126,7 @@ def _play(
                 pool.submit(run_workers, redis, 1, idle_exit=5.0)
             yield from SelfPlayQueue(redis).run_games(jobs)
         except redis_module.RedisError as exc:
-            raise DataError(f"error: the queue at {redis}: {exc}") from exc
+            raise DataError(f"error: the queue at {_hide_password(redis)}: {exc}") from exc
         except TimeoutError as exc:
             raise DataError(f"error: {exc}") from exc
         finally:
@@ -307,8 +308,11 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--anchor: {anchor_text!r} is not a rating")
     if args.workers < (0 if args.redis else 1):
         parser.error("--workers must be at least 1 (0 with --redis)")
-    if args.redis and not args.redis.startswith(("redis://", "rediss://", "unix://")):
-        parser.error(f"--redis must be a redis:// URL, not {args.redis!r}")
+    if args.redis:
+        try:
+            _check_redis_url(args.redis)  # the worker command's check (the password hidden)
+        except DataError as exc:
+            parser.error(str(exc))
     if args.redis and (args.fit_only or args.budgets or args.project):
         parser.error("--redis plays games: not with --fit-only, --budgets or --project")
     if args.fit_only and (args.out or args.resume):

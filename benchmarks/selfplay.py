@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> None:
         results = _lazy(pool, wanted(), args.workers)
     else:
         results = map(play, wanted())
-    failed: list[str] = []
+    failed: str | None = None
     try:
         for r in results:
             pending.append(r)
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> None:
                 flush=True,
             )
     except (DataError, TimeoutError, *_queue_errors(args.redis)) as exc:
-        failed.append(f"error: {'the queue: ' if args.redis else ''}{exc}")
+        failed = f"error: {'the queue: ' if args.redis else ''}{exc}"
     finally:
         if pending:
             data = _merge(data, pending, meta)
@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> None:
             pool.shutdown(wait=not args.redis, cancel_futures=True)
     if failed:  # the games played are saved: a run of the same command continues
         sys.exit(
-            failed[0]
+            failed
             + (f" ({played} games played, saved in {args.out})" if played else " (no game played)")
         )
     seconds = time.perf_counter() - start

@@ -353,7 +353,10 @@ def test_a_run_through_a_redis_queue_plays_the_same_games(
 @pytest.mark.parametrize(
     ("args", "error"),
     [
-        (["--redis", "http://example", "--games", "2"], "--redis must be a redis:// URL"),
+        (
+            ["--redis", "http://example", "--games", "2"],
+            "--redis must be a redis://HOST:PORT/DB URL",
+        ),
         (["--workers", "0", "--games", "2"], "--workers must be at least 1 (0 with --redis)"),
         (["--redis", "redis://x", "--fit-only", "f.jsonl"], "--redis plays games"),
     ],

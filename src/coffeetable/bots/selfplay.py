@@ -325,38 +325,36 @@ def work(
             continue
         entry_id, fields = taken
         run = fields[b"run"].decode()
-        if redis.exists(f"{prefix}:run:{run}") and fields.get(b"kind") == b"game":
-            answer = _rating_game(fields, name)
+        if redis.exists(f"{prefix}:run:{run}"):
+            if fields.get(b"kind") == b"game":
+                answer = _rating_game(fields, name)
+            else:
+                answer = _selfplay_answer(fields, name, digests)
             if redis.exists(f"{prefix}:run:{run}"):
                 redis.xadd(f"{prefix}:run:{run}:results", answer)
-            played += 1
-        elif redis.exists(f"{prefix}:run:{run}"):
-            game = fields.get(b"game", b"cafe").decode()
-            others = fields.get(b"others", b"0") == b"1"
-            job = Job(
-                fields[b"bots"].decode(),
-                int(fields[b"deal"]),
-                int(fields[b"players"]),
-                game,
-                others,
-            )
-            reply = f"{prefix}:run:{run}:results"
-            if game not in digests and game in FEATURES:
-                digests[game] = code_digest(game)
-            if fields[b"digest"].decode() != digests.get(game):
-                answer = {"error": f"worker {name}: other features or another deck than the run's"}
-            else:
-                try:
-                    answer = {"result": _result_json(play(job))}
-                except DataError as exc:
-                    answer = {"error": f"worker {name}: {exc}"}
-            if redis.exists(f"{prefix}:run:{run}"):
-                redis.xadd(reply, answer)
             played += 1
         redis.xack(stream, GROUP, entry_id)
         redis.xdel(stream, entry_id)
         idle_since = time.monotonic()
     return played
+
+
+def _selfplay_answer(
+    fields: dict[bytes, bytes], name: str, digests: dict[str, str]
+) -> dict[str, Any]:
+    """A worker's answer to a self-play job: its result, or why it was not played.
+    `digests`: the features' digest of each game this worker has met, filled as it goes."""
+    game = fields.get(b"game", b"cafe").decode()
+    others = fields.get(b"others", b"0") == b"1"
+    job = Job(fields[b"bots"].decode(), int(fields[b"deal"]), int(fields[b"players"]), game, others)
+    if game not in digests and game in FEATURES:
+        digests[game] = code_digest(game)
+    if fields[b"digest"].decode() != digests.get(game):
+        return {"error": f"worker {name}: other features or another deck than the run's"}
+    try:
+        return {"result": _result_json(play(job))}
+    except DataError as exc:
+        return {"error": f"worker {name}: {exc}"}
 
 
 def _rating_game(fields: dict[bytes, bytes], name: str) -> dict[str, Any]:
