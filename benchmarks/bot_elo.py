@@ -117,14 +117,15 @@ def _play(
     if redis:
         import redis as redis_module
 
-        from coffeetable.bots.selfplay import SelfPlayQueue, run_workers
+        from coffeetable.bots.selfplay import SelfPlayQueue, run_workers, stopped_by_sigterm
 
         pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers) if workers else None
         try:
             for _ in range(workers):
                 assert pool is not None
                 pool.submit(run_workers, redis, 1, idle_exit=5.0)
-            yield from SelfPlayQueue(redis).run_games(jobs)
+            with stopped_by_sigterm():  # a kill withdraws the games not played, as Ctrl-C does
+                yield from SelfPlayQueue(redis).run_games(jobs)
         except redis_module.RedisError as exc:
             raise DataError(f"error: the queue at {_hide_password(redis)}: {exc}") from exc
         except TimeoutError as exc:

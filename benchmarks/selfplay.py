@@ -33,6 +33,7 @@ needs numpy, like the figures of bots_strength.py, and no player needs it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shlex
 import sys
@@ -46,7 +47,7 @@ import numpy as np
 from coffeetable import find_game
 from coffeetable.bots import make_bot
 from coffeetable.bots.learned import FEATURES, deck_sha256
-from coffeetable.bots.selfplay import Job, SelfPlayQueue, play, run_workers
+from coffeetable.bots.selfplay import Job, SelfPlayQueue, play, run_workers, stopped_by_sigterm
 from coffeetable.core.errors import DataError
 
 COLUMNS = ("final", "margin", "win", "game", "seat", "round", "players", "turn_end")
@@ -205,21 +206,28 @@ def main(argv: list[str] | None = None) -> None:
         results = map(play, wanted())
     failed: str | None = None
     try:
-        for r in results:
-            pending.append(r)
-            played += 1
-            if len(pending) >= args.save_every:
-                data = _merge(data, pending, meta)
-                save(args.out, data)
-                pending = []
-            print(
-                f"  {played} games, {time.perf_counter() - start:.0f} s",
-                file=sys.stderr,
-                flush=True,
-            )
+        with stopped_by_sigterm() if args.redis else contextlib.nullcontext():
+            for r in results:
+                pending.append(r)
+                played += 1
+                if len(pending) >= args.save_every:
+                    data = _merge(data, pending, meta)
+                    save(args.out, data)
+                    pending = []
+                print(
+                    f"  {played} games, {time.perf_counter() - start:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
     except (DataError, TimeoutError, *_queue_errors(args.redis)) as exc:
         failed = f"error: {'the queue: ' if args.redis else ''}{exc}"
+    except KeyboardInterrupt:  # Ctrl-C, or a kill of the coordinator (the queue's games withdrawn)
+        failed = "stopped"
     finally:
+        close = getattr(results, "close", None)
+        if close is not None:  # the queue's run ends now: its key goes, its games are withdrawn
+            with contextlib.suppress(*_queue_errors(args.redis)):
+                close()
         if pending:
             data = _merge(data, pending, meta)
             save(args.out, data)

@@ -350,6 +350,52 @@ def test_a_run_through_a_redis_queue_plays_the_same_games(
     assert all(json.loads(line)["commit"] == this_commit() for line in queued.open())
 
 
+def _queue_keys(client: Any) -> list[bytes]:
+    return list(client.scan_iter("coffeetable:selfplay:*"))
+
+
+def test_a_killed_coordinator_withdraws_its_games(tmp_path: Path) -> None:
+    """SIGTERM (kill, a service manager) stops a --redis run as Ctrl-C does: a clear message
+    that --resume continues, no traceback, the run's key gone, so a worker drops its games
+    unplayed instead of playing them for nothing."""
+    import redis
+
+    from coffeetable.bots.selfplay import PREFIX, work
+    from tests.bots.test_selfplay import REDIS_URL, require_redis
+
+    require_redis()
+    url = REDIS_URL.rsplit("/", 1)[0] + "/7"  # as the queue test above: a database of its own
+    client = redis.Redis.from_url(url)
+    for key in _queue_keys(client):
+        client.delete(key)
+    out = tmp_path / "games.jsonl"
+    command = [sys.executable, str(BOT_ELO), *FAST, "--games", "4", "--out", str(out)]
+    run = subprocess.Popen(
+        [*command, "--redis", url, "--workers", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not client.exists(f"{PREFIX}:jobs") or client.xlen(f"{PREFIX}:jobs") < 4:
+            assert time.monotonic() < deadline and run.poll() is None, run.communicate()
+            time.sleep(0.02)
+        assert [k for k in _queue_keys(client) if b":run:" in k]  # the run is on
+        run.send_signal(signal.SIGTERM)
+        _, stderr = run.communicate(timeout=60)
+    finally:
+        run.kill()
+    assert run.returncode == 1, stderr
+    assert "Traceback" not in stderr
+    assert stderr.strip().endswith(f"stopped; --resume continues {out}")
+    assert not [k for k in _queue_keys(client) if b":run:" in k]
+    assert work(url, PREFIX, idle_exit=0.5) == 0  # its games dropped, none played
+    assert client.xlen(f"{PREFIX}:jobs") == 0
+    for key in _queue_keys(client):
+        client.delete(key)
+
+
 @pytest.mark.parametrize(
     ("args", "error"),
     [

@@ -349,3 +349,41 @@ def test_the_selfplay_script_reports_a_queue_it_cannot_reach(tmp_path: Path) -> 
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "error: the queue: " in done.stderr and "(no game played)" in done.stderr
     assert not out.exists()
+
+
+def test_the_selfplay_script_killed_withdraws_its_games(tmp_path: Path) -> None:
+    """benchmarks/selfplay.py --redis stopped with SIGTERM (as with Ctrl-C): a clear message,
+    no traceback, the run's key gone, and a worker drops its games unplayed."""
+    import signal
+    import subprocess
+    import sys
+
+    import redis
+
+    require_redis()
+    url = REDIS_URL.rsplit("/", 1)[0] + "/6"  # the script's default queue, in a database apart
+    client = redis.Redis.from_url(url)
+    for key in client.scan_iter(f"{selfplay.PREFIX}:*"):
+        client.delete(key)
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "selfplay.py"
+    out = tmp_path / "games.npz"
+    command = [sys.executable, str(script), "--out", str(out), "--players", "1"]
+    command += ["--bots", "random", "--games", "3", "--workers", "0", "--redis", url]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    jobs = f"{selfplay.PREFIX}:jobs"
+    try:
+        deadline = time.monotonic() + 60
+        while not client.exists(jobs) or client.xlen(jobs) < 3:
+            assert time.monotonic() < deadline and run.poll() is None, run.communicate()
+            time.sleep(0.02)
+        run.send_signal(signal.SIGTERM)
+        _, stderr = run.communicate(timeout=60)
+    finally:
+        run.kill()
+    assert run.returncode == 1 and "Traceback" not in stderr, stderr
+    assert stderr.strip().endswith("stopped (no game played)")
+    assert not list(client.scan_iter(f"{selfplay.PREFIX}:run:*"))
+    assert work(url, selfplay.PREFIX, idle_exit=0.5) == 0
+    assert client.xlen(jobs) == 0 and not out.exists()
+    for key in client.scan_iter(f"{selfplay.PREFIX}:*"):
+        client.delete(key)

@@ -14,8 +14,8 @@ results to the run's own reply stream; the coordinator gathers them, by deal, an
 in the order of its jobs, so a run through the queue gives what a local run of the same
 jobs gives, whatever the number of workers. A worker's job is acknowledged only once its result
 is sent: a job whose worker died is taken by another worker once it has been pending for
-longer than its lease. A run that ends early (its time is up, or it is interrupted) deletes its
-key, and the workers then drop the jobs of it that are left. Workers check that they compute the
+longer than its lease. A run that ends early (its time is up, or it is interrupted: Ctrl-C, or
+SIGTERM within `stopped_by_sigterm`) deletes its key, and the workers then drop the jobs of it that are left. Workers check that they compute the
 features and use the deck of the coordinator (a digest of each) before they play.
 
 The same queue carries the games of a rating run (`tournament.GameJob`: a pair of bots on a
@@ -30,12 +30,15 @@ to store and train (benchmarks/selfplay.py, benchmarks/train_value.py).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
 import json
 import os
+import signal
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -174,6 +177,32 @@ def _from_json(text: bytes | str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(text)
     data["rows"] = [(s, r, e, f) for s, r, e, f in data["rows"]]
     return data
+
+
+@contextlib.contextmanager
+def stopped_by_sigterm() -> Iterator[None]:
+    """Within the block, SIGTERM (`kill`, a service manager, a batch scheduler) stops this
+    process as Ctrl-C does: a KeyboardInterrupt, so that a coordinator withdraws its run's
+    games and says how to continue, instead of dying with its run's key left for the workers
+    to play for nothing. Worker processes forked meanwhile still end at once on a SIGTERM.
+    Outside the main thread (where no handler can be set) the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    owner = os.getpid()
+
+    def stop(signum: int, frame: object) -> None:
+        if os.getpid() != owner:  # a process forked from this one: end as by default
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class SelfPlayQueue:
