@@ -117,7 +117,12 @@ def _play(
     if redis:
         import redis as redis_module
 
-        from coffeetable.bots.selfplay import SelfPlayQueue, run_workers, stopped_by_sigterm
+        from coffeetable.bots.selfplay import (
+            SelfPlayQueue,
+            run_workers,
+            stop_workers,
+            stopped_by_sigterm,
+        )
 
         pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers) if workers else None
         try:
@@ -132,7 +137,7 @@ def _play(
             raise DataError(f"error: {exc}") from exc
         finally:
             if pool is not None:
-                pool.shutdown(wait=False, cancel_futures=True)
+                stop_workers(pool)
         return
     if workers <= 1:
         for job in jobs:

@@ -47,7 +47,14 @@ import numpy as np
 from coffeetable import find_game
 from coffeetable.bots import make_bot
 from coffeetable.bots.learned import FEATURES, deck_sha256
-from coffeetable.bots.selfplay import Job, SelfPlayQueue, play, run_workers, stopped_by_sigterm
+from coffeetable.bots.selfplay import (
+    Job,
+    SelfPlayQueue,
+    play,
+    run_workers,
+    stop_workers,
+    stopped_by_sigterm,
+)
 from coffeetable.core.errors import DataError
 
 COLUMNS = ("final", "margin", "win", "game", "seat", "round", "players", "turn_end")
@@ -231,8 +238,10 @@ def main(argv: list[str] | None = None) -> None:
         if pending:
             data = _merge(data, pending, meta)
             save(args.out, data)
-        if pool is not None:
-            pool.shutdown(wait=not args.redis, cancel_futures=True)
+        if pool is not None and args.redis:
+            stop_workers(pool)
+        elif pool is not None:
+            pool.shutdown(cancel_futures=True)
     if failed:  # the games played are saved: a run of the same command continues
         sys.exit(
             failed

@@ -135,6 +135,57 @@ def test_a_dead_workers_job_is_played_by_another(prefix: str) -> None:
     assert client.xlen(f"{prefix}:jobs") == 0
 
 
+def _hold_a_game(prefix: str, processes: int) -> None:
+    """A worker (`processes` of them) that plays until stopped, without the coordinator's
+    wait: a test stops it mid-game."""
+    selfplay.run_workers(REDIS_URL, processes, prefix)
+
+
+def _pending(client: Any, prefix: str) -> int:
+    selfplay._ensure_group(client, f"{prefix}:jobs")
+    return int(client.xpending(f"{prefix}:jobs", GROUP)["pending"])
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_a_stopped_worker_hands_its_game_back(prefix: str, processes: int) -> None:
+    """SIGTERM (`kill`, a service manager) on a worker mid-game, one process or the parent
+    of two: it stops at once and its game goes back on the queue, where another worker
+    plays it now, not after the job's lease (30 minutes here)."""
+    import signal
+    import threading
+
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    jobs = [Job("greedy", 760 + k, 1) for k in range(processes)]  # a second or two each
+    got: list[dict[str, Any]] = []
+    coordinator = threading.Thread(
+        target=lambda: got.extend(SelfPlayQueue(REDIS_URL, prefix).run(jobs, stall=60))
+    )
+    coordinator.start()
+    worker = multiprocessing.get_context("spawn").Process(
+        target=_hold_a_game, args=(prefix, processes)
+    )
+    worker.start()
+    try:
+        deadline = time.monotonic() + 60
+        while _pending(client, prefix) < processes:
+            assert time.monotonic() < deadline and worker.is_alive()
+            time.sleep(0.005)
+        os.kill(worker.pid or 0, signal.SIGTERM)
+        worker.join(timeout=20)
+        assert worker.exitcode == 0  # stopped, not killed, and before its games ended
+        assert _pending(client, prefix) == 0
+        assert client.xlen(f"{prefix}:jobs") == processes  # back on the queue
+        assert work(REDIS_URL, prefix, idle_exit=1.0, max_jobs=processes) == processes
+        coordinator.join(timeout=60)
+    finally:
+        if worker.is_alive():
+            worker.kill()
+    assert got == [_as_json_reads(play(job)) for job in jobs]
+    assert client.xlen(f"{prefix}:jobs") == 0
+
+
 def _take_and_die(prefix: str) -> None:
     """A worker that dies mid-game: it takes one job, then a sound worker comes."""
     import redis

@@ -14,9 +14,11 @@ results to the run's own reply stream; the coordinator gathers them, by deal, an
 in the order of its jobs, so a run through the queue gives what a local run of the same
 jobs gives, whatever the number of workers. A worker's job is acknowledged only once its result
 is sent: a job whose worker died is taken by another worker once it has been pending for
-longer than its lease. A run that ends early (its time is up, or it is interrupted: Ctrl-C, or
-SIGTERM within `stopped_by_sigterm`) deletes its key, and the workers then drop the jobs of it that are left. Workers check that they compute the
-features and use the deck of the coordinator (a digest of each) before they play.
+longer than its lease, and a worker stopped by Ctrl-C or SIGTERM puts its job back at once. A
+run that ends early (its time is up, or it is interrupted: Ctrl-C, or SIGTERM within
+`stopped_by_sigterm`) deletes its key, and the workers then drop the jobs of it that are
+left. Workers check that they compute the features and use the deck of the coordinator (a
+digest of each) before they play.
 
 The same queue carries the games of a rating run (`tournament.GameJob`: a pair of bots on a
 deal, seat by seat; benchmarks/bot_elo.py --redis): `SelfPlayQueue.run_games(jobs)` yields
@@ -38,6 +40,7 @@ import json
 import os
 import signal
 import socket
+import sys
 import threading
 import time
 import uuid
@@ -179,13 +182,19 @@ def _from_json(text: bytes | str) -> dict[str, Any]:
     return data
 
 
+class Terminated(KeyboardInterrupt):
+    """A SIGTERM within `stopped_by_sigterm`: handled where a Ctrl-C is, and told apart
+    where it matters (a Ctrl-C reaches every process of the terminal, a SIGTERM one)."""
+
+
 @contextlib.contextmanager
 def stopped_by_sigterm() -> Iterator[None]:
     """Within the block, SIGTERM (`kill`, a service manager, a batch scheduler) stops this
-    process as Ctrl-C does: a KeyboardInterrupt, so that a coordinator withdraws its run's
-    games and says how to continue, instead of dying with its run's key left for the workers
-    to play for nothing. Worker processes forked meanwhile still end at once on a SIGTERM.
-    Outside the main thread (where no handler can be set) the block runs as it is."""
+    process as Ctrl-C does, with a KeyboardInterrupt (`Terminated`): a coordinator withdraws
+    its run's games and says how to continue, instead of dying with its run's key left for
+    the workers to play for nothing; a worker hands its game back. Processes forked meanwhile
+    still end at once on a SIGTERM. Outside the main thread (where no handler can be set)
+    the block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -196,7 +205,7 @@ def stopped_by_sigterm() -> Iterator[None]:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             os.kill(os.getpid(), signal.SIGTERM)
             return
-        raise KeyboardInterrupt
+        raise Terminated
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
@@ -338,7 +347,9 @@ def work(
     name: str | None = None,
 ) -> int:
     """Take self-play jobs from the queue and play them until `max_jobs` are done or no job
-    has come for `idle_exit` seconds (None: for ever). Returns the number of games played."""
+    has come for `idle_exit` seconds (None: for ever). Returns the number of games played.
+    Ctrl-C or SIGTERM stops it: the game under way goes back on the queue at once (not after
+    its lease), for another worker to play."""
     redis = _redis(url)
     stream = f"{prefix}:jobs"
     _ensure_group(redis, stream)
@@ -346,26 +357,44 @@ def work(
     digests: dict[str, str] = {}
     played = 0
     idle_since = time.monotonic()
-    while max_jobs is None or played < max_jobs:
-        taken = _take(redis, stream, name)
-        if taken is None:
-            if idle_exit is not None and time.monotonic() - idle_since > idle_exit:
-                break
-            continue
-        entry_id, fields = taken
-        run = fields[b"run"].decode()
-        if redis.exists(f"{prefix}:run:{run}"):
-            if fields.get(b"kind") == b"game":
-                answer = _rating_game(fields, name)
-            else:
-                answer = _selfplay_answer(fields, name, digests)
-            if redis.exists(f"{prefix}:run:{run}"):
-                redis.xadd(f"{prefix}:run:{run}:results", answer)
-            played += 1
-        redis.xack(stream, GROUP, entry_id)
-        redis.xdel(stream, entry_id)
-        idle_since = time.monotonic()
+    held: tuple[bytes, dict[bytes, bytes]] | None = None  # the job taken and not yet done
+    try:
+        with stopped_by_sigterm():
+            while max_jobs is None or played < max_jobs:
+                held = taken = _take(redis, stream, name)
+                if taken is None:
+                    if idle_exit is not None and time.monotonic() - idle_since > idle_exit:
+                        break
+                    continue
+                entry_id, fields = taken
+                run = fields[b"run"].decode()
+                if redis.exists(f"{prefix}:run:{run}"):
+                    if fields.get(b"kind") == b"game":
+                        answer = _rating_game(fields, name)
+                    else:
+                        answer = _selfplay_answer(fields, name, digests)
+                    if redis.exists(f"{prefix}:run:{run}"):
+                        redis.xadd(f"{prefix}:run:{run}:results", answer)
+                    played += 1
+                redis.xack(stream, GROUP, entry_id)
+                redis.xdel(stream, entry_id)
+                held = None
+                idle_since = time.monotonic()
+    except KeyboardInterrupt:
+        if held is not None:
+            _hand_back(redis, stream, *held)
+            print(f"worker {name}: stopped; its game went back on the queue", file=sys.stderr)
     return played
+
+
+def _hand_back(redis: Any, stream: str, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
+    """A job this worker took and will not finish goes back on the queue as a new entry, for
+    any worker to take now (a result already sent counts once: the coordinator keeps the first)."""
+    pipe = redis.pipeline(transaction=True)
+    pipe.xadd(stream, fields)
+    pipe.xack(stream, GROUP, entry_id)
+    pipe.xdel(stream, entry_id)
+    pipe.execute()
 
 
 def _selfplay_answer(
@@ -432,6 +461,16 @@ def _take(redis: Any, stream: str, name: str) -> tuple[bytes, dict[bytes, bytes]
     return None
 
 
+def stop_workers(pool: Any) -> None:
+    """A coordinator's own workers (`run_workers` in `pool`, a ProcessPoolExecutor) stop now,
+    each handing its game under way back to the queue, instead of playing it out."""
+    import multiprocessing
+
+    for child in multiprocessing.active_children():
+        child.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
 def run_workers(
     url: str, processes: int, prefix: str = PREFIX, idle_exit: float | None = None
 ) -> int:
@@ -439,8 +478,19 @@ def run_workers(
     (None: for ever). Returns the games played."""
     if processes == 1:
         return work(url, prefix, idle_exit)
-    from concurrent.futures import ProcessPoolExecutor
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, wait
 
     with ProcessPoolExecutor(max_workers=processes) as pool:
         futures = [pool.submit(work, url, prefix, idle_exit) for _ in range(processes)]
-        return sum(f.result() for f in futures)
+        try:
+            with stopped_by_sigterm():
+                return sum(f.result() for f in futures)
+        except KeyboardInterrupt as stop:
+            # each worker hands its game back and stops: a Ctrl-C reached them all, a SIGTERM
+            # (`kill`, a service manager) maybe this process only, so it is passed on
+            if isinstance(stop, Terminated):
+                for child in multiprocessing.active_children():
+                    child.terminate()
+            wait(futures, timeout=60)
+            return sum(f.result() for f in futures if f.done() and not f.exception())
