@@ -463,7 +463,8 @@ def _take(redis: Any, stream: str, name: str) -> tuple[bytes, dict[bytes, bytes]
 
 def stop_workers(pool: Any) -> None:
     """A coordinator's own workers (`run_workers` in `pool`, a ProcessPoolExecutor) stop now,
-    each handing its game under way back to the queue, instead of playing it out."""
+    each handing its game under way back to the queue, instead of playing it out. Every
+    process this one started is sent a SIGTERM: the coordinator starts no other."""
     import multiprocessing
 
     for child in multiprocessing.active_children():
