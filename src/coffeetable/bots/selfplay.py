@@ -465,11 +465,16 @@ def stop_workers(pool: Any) -> None:
     """A coordinator's own workers (`run_workers` in `pool`, a ProcessPoolExecutor) stop now,
     each handing its game under way back to the queue, instead of playing it out. Every
     process this one started is sent a SIGTERM: the coordinator starts no other."""
+    _terminate_children()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _terminate_children() -> None:
+    """A SIGTERM to every process this one started: each worker hands its game back (`work`)."""
     import multiprocessing
 
     for child in multiprocessing.active_children():
         child.terminate()
-    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def run_workers(
@@ -479,7 +484,6 @@ def run_workers(
     (None: for ever). Returns the games played."""
     if processes == 1:
         return work(url, prefix, idle_exit)
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, wait
 
     with ProcessPoolExecutor(max_workers=processes) as pool:
@@ -491,7 +495,6 @@ def run_workers(
             # each worker hands its game back and stops: a Ctrl-C reached them all, a SIGTERM
             # (`kill`, a service manager) maybe this process only, so it is passed on
             if isinstance(stop, Terminated):
-                for child in multiprocessing.active_children():
-                    child.terminate()
+                _terminate_children()
             wait(futures, timeout=60)
             return sum(f.result() for f in futures if f.done() and not f.exception())
