@@ -50,6 +50,12 @@ holds several). A last line cut short (a run killed while writing it) is skipped
 warning, and dropped from FILE before `--resume` appends; any other line that is not a game
 record stops the run with its line number.
 
+After the ratings, the report gives each pair's games, share of the points and mean margin,
+then the paired comparisons: two bots that each played a third on the same deals from the
+same seat (the third with the same seed), compared game by game (the difference of their
+points and margins ± one standard error; better, worse, the same): whether one level is
+stronger than the next, measured more sharply than by their ratings.
+
 `--project N,N,...` plays nothing: it prints each bot's interval at N games a pair, from the
 published table's games (or --fit-only FILE's), each pair's expected score taken from the
 fitted ratings except that the bots of `--never-wins` (default random) lose every game.
@@ -73,6 +79,7 @@ import collections
 import concurrent.futures
 import datetime
 import json
+import math
 import os
 import pathlib
 import shlex
@@ -495,6 +502,55 @@ def _pair_lines(bots: list[str], used: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _paired_lines(bots: list[str], used: list[dict[str, Any]]) -> list[str]:
+    """Two bots that each played a third on the same deals from the same seat, compared game
+    by game: the second's points (a shared win counts 1/k) and margin over the third, less the
+    first's, each ± one standard error, and the games the second did better, worse or the same
+    in. The third bot plays the same deal from the same seat with the same seed in both games,
+    so what differs is the bot being compared (and the third's replies to it): a sharper test
+    than the two ratings, which also carry the games against the other bots."""
+    # by (third bot, bot): (deal, the bot's seat) -> (its points, its margin over the third)
+    results: dict[tuple[str, str], dict[tuple[int, int], tuple[float, float]]] = (
+        collections.defaultdict(dict)
+    )
+    for r in used:
+        for me in (0, 1):
+            bot, other = r["pair"][me], r["pair"][1 - me]
+            seat = r["members"].index(me)
+            margin = r["scores"][seat] - r["scores"][r["members"].index(1 - me)]
+            results[other, bot][r["deal"], seat] = (float(r["points"][me]), float(margin))
+    lines: list[str] = []
+    for third in bots:
+        for i, first in enumerate(bots):
+            for second in bots[i + 1 :]:
+                if third in (first, second):
+                    continue
+                a, b = results.get((third, first), {}), results.get((third, second), {})
+                keys = sorted(set(a) & set(b))
+                if len(keys) < 2:
+                    continue
+                wins = [b[k][0] - a[k][0] for k in keys]
+                margins = [b[k][1] - a[k][1] for k in keys]
+                n = len(keys)
+                deals = sorted({deal for deal, _ in keys})
+                lines.append(
+                    f"  {second} rather than {first} against {third}: {n} games (deals "
+                    f"{deals[0]}-{deals[-1]}), points {statistics.fmean(wins):+.3f} ± "
+                    f"{statistics.stdev(wins) / math.sqrt(n):.3f} a game, margin "
+                    f"{statistics.fmean(margins):+.2f} ± "
+                    f"{statistics.stdev(margins) / math.sqrt(n):.2f}; "
+                    f"better in {sum(d > 0 for d in margins)}, worse in "
+                    f"{sum(d < 0 for d in margins)}, the same in {sum(d == 0 for d in margins)}"
+                )
+    if not lines:
+        return []
+    return [
+        "paired: the same deals and seats against the same bot, the second bot's points and "
+        "margin less the first's (± one standard error)",
+        *lines,
+    ]
+
+
 def _report(
     args: argparse.Namespace,
     argv: list[str] | None,
@@ -527,7 +583,7 @@ def _report(
             f"{name:15s} {row['elo'] + shift:7.0f} ± {row['elo_ci95']:.0f}"
             f"  (played as {spec}; {row['games']} games, score share {share}, mean score {mean})"
         )
-    for line in _pair_lines(bots, used):
+    for line in [*_pair_lines(bots, used), *_paired_lines(bots, used)]:
         print(line)
     per_pair = [p["games"] for p in table["pairs"]]
     commits = collections.Counter(str(r.get("commit", "unknown")) for r in used)

@@ -432,3 +432,42 @@ def test_the_report_gives_each_pairs_share_and_margin(whole: tuple[Path, str]) -
     assert "pairs: the first bot's share of the points (95 % Wilson), its mean margin" in stdout
     line = f"  random against greedy: 6 games, 0.000 (0.00-0.39), {sum(margins) / 6:+.2f}"
     assert line in stdout.splitlines(), stdout
+
+
+def test_the_report_pairs_two_bots_games_against_a_third(tmp_path: Path) -> None:
+    """Greedy and easy (a wider greedy beam) each against random on the same deals and seats:
+    the report compares them game by game, the figures computed here from the file."""
+    path = tmp_path / "games.jsonl"
+    done = bot_elo(*FAST, "--bots", "random,greedy,ismcts:easy", "--games", "4", "--out", path)
+    assert done.returncode == 0, done.stderr
+    against_random: dict[str, dict[tuple[int, int], tuple[float, int]]] = {}
+    for line in path.read_text("utf-8").splitlines():
+        r = json.loads(line)
+        if "random" not in r["pair"]:
+            continue
+        bot = next(b for b in r["pair"] if b != "random")
+        seat = r["seats"].index(bot)
+        share = r["points"][r["pair"].index(bot)]
+        margin = r["scores"][seat] - r["scores"][1 - seat]
+        against_random.setdefault(bot, {})[r["deal"], seat] = (share, margin)
+    greedy, easy = against_random["greedy"], against_random["ismcts:easy"]
+    assert sorted(greedy) == sorted(easy) and len(greedy) == 4  # deals 30-31, both seats
+    points = [easy[k][0] - greedy[k][0] for k in greedy]
+    margins = [easy[k][1] - greedy[k][1] for k in greedy]
+
+    def mean_se(values: list[float]) -> tuple[float, float]:
+        mean = sum(values) / 4
+        return mean, (sum((v - mean) ** 2 for v in values) / 3) ** 0.5 / 2
+
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("paired: the same deals and seats") for line in lines)
+    expected = (
+        "  ismcts:easy rather than greedy against random: 4 games (deals 30-31), points "
+        "{:+.3f} ± {:.3f} a game, margin {:+.2f} ± {:.2f}; ".format(
+            *mean_se(points), *mean_se(margins)
+        )
+        + f"better in "
+        f"{sum(m > 0 for m in margins)}, worse in {sum(m < 0 for m in margins)}, the same in "
+        f"{sum(m == 0 for m in margins)}"
+    )
+    assert expected in lines, done.stdout
