@@ -529,14 +529,14 @@ def _paired_lines(bots: list[str], used: list[dict[str, Any]]) -> list[str]:
                 keys = sorted(set(a) & set(b))
                 if len(keys) < 2:
                     continue
-                wins = [b[k][0] - a[k][0] for k in keys]
+                points = [b[k][0] - a[k][0] for k in keys]
                 margins = [b[k][1] - a[k][1] for k in keys]
                 n = len(keys)
                 deals = sorted({deal for deal, _ in keys})
                 lines.append(
                     f"  {second} rather than {first} against {third}: {n} games (deals "
-                    f"{deals[0]}-{deals[-1]}), points {statistics.fmean(wins):+.3f} ± "
-                    f"{statistics.stdev(wins) / math.sqrt(n):.3f} a game, margin "
+                    f"{deals[0]}-{deals[-1]}), points {statistics.fmean(points):+.3f} ± "
+                    f"{statistics.stdev(points) / math.sqrt(n):.3f} a game, margin "
                     f"{statistics.fmean(margins):+.2f} ± "
                     f"{statistics.stdev(margins) / math.sqrt(n):.2f}; "
                     f"better in {sum(d > 0 for d in margins)}, worse in "

@@ -456,18 +456,17 @@ def test_the_report_pairs_two_bots_games_against_a_third(tmp_path: Path) -> None
     margins = [easy[k][1] - greedy[k][1] for k in greedy]
 
     def mean_se(values: list[float]) -> tuple[float, float]:
-        mean = sum(values) / 4
-        return mean, (sum((v - mean) ** 2 for v in values) / 3) ** 0.5 / 2
+        n = len(values)
+        mean = sum(values) / n
+        return mean, (sum((v - mean) ** 2 for v in values) / (n - 1) / n) ** 0.5
 
+    (points_mean, points_se), (margin_mean, margin_se) = mean_se(points), mean_se(margins)
     lines = done.stdout.splitlines()
     assert any(line.startswith("paired: the same deals and seats") for line in lines)
     expected = (
         "  ismcts:easy rather than greedy against random: 4 games (deals 30-31), points "
-        "{:+.3f} ± {:.3f} a game, margin {:+.2f} ± {:.2f}; ".format(
-            *mean_se(points), *mean_se(margins)
-        )
-        + f"better in "
-        f"{sum(m > 0 for m in margins)}, worse in {sum(m < 0 for m in margins)}, the same in "
-        f"{sum(m == 0 for m in margins)}"
+        f"{points_mean:+.3f} ± {points_se:.3f} a game, margin {margin_mean:+.2f} ± "
+        f"{margin_se:.2f}; better in {sum(m > 0 for m in margins)}, worse in "
+        f"{sum(m < 0 for m in margins)}, the same in {sum(m == 0 for m in margins)}"
     )
     assert expected in lines, done.stdout
