@@ -186,6 +186,79 @@ def test_a_stopped_worker_hands_its_game_back(prefix: str, processes: int) -> No
     assert client.xlen(f"{prefix}:jobs") == 0
 
 
+def _queue_in_thread(prefix: str, jobs: list[Job], got: list[dict[str, Any]]) -> Any:
+    """A coordinator running `jobs` in a thread (it queues them when first asked)."""
+    import threading
+
+    coordinator = threading.Thread(
+        target=lambda: got.extend(SelfPlayQueue(REDIS_URL, prefix).run(jobs, stall=60))
+    )
+    coordinator.start()
+    return coordinator
+
+
+def test_a_worker_stopped_as_a_job_arrives_hands_it_back(
+    prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C (or SIGTERM) just after Redis gave the worker a job, before the worker held it:
+    the job goes back on the queue at once, not after its lease (30 minutes)."""
+    client = require_redis()
+    jobs = [Job("random", 770, 1)]
+    got: list[dict[str, Any]] = []
+    coordinator = _queue_in_thread(prefix, jobs, got)
+    take = selfplay._take
+
+    def take_then_stop(redis: Any, stream: str, name: str) -> Any:
+        taken = take(redis, stream, name)
+        if taken is not None:
+            raise KeyboardInterrupt  # delivered to this worker, not yet in its hands
+        return taken
+
+    try:
+        monkeypatch.setattr(selfplay, "_take", take_then_stop)
+        assert work(REDIS_URL, prefix, idle_exit=30.0) == 0
+        assert _pending(client, prefix) == 0
+        assert client.xlen(f"{prefix}:jobs") == 1  # back on the queue
+        monkeypatch.setattr(selfplay, "_take", take)
+        assert work(REDIS_URL, prefix, idle_exit=1.0, max_jobs=1) == 1
+    finally:
+        coordinator.join(timeout=60)
+    assert got == [_as_json_reads(play(jobs[0]))]
+    assert client.xlen(f"{prefix}:jobs") == 0
+
+
+def test_a_worker_stopped_after_answering_does_not_hand_the_game_back(
+    prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C (or SIGTERM) after the worker sent its result and before it acknowledged the
+    job: the job is done (acknowledged and deleted), not put back for another worker to play
+    again."""
+    import redis
+
+    client = require_redis()
+    jobs = [Job("random", 771, 1)]
+    got: list[dict[str, Any]] = []
+    coordinator = _queue_in_thread(prefix, jobs, got)
+    xack = redis.Redis.xack
+    stops: list[str] = []
+
+    def stop_at_the_first_ack(self: Any, name: Any, *args: Any, **kwargs: Any) -> Any:
+        if not stops and str(name).endswith(":jobs"):
+            stops.append(name)
+            raise KeyboardInterrupt  # the result is sent, the job not yet acknowledged
+        return xack(self, name, *args, **kwargs)
+
+    try:
+        monkeypatch.setattr(redis.Redis, "xack", stop_at_the_first_ack)
+        work(REDIS_URL, prefix, idle_exit=30.0, max_jobs=1)
+        assert stops  # it was stopped there
+        assert _pending(client, prefix) == 0
+        assert client.xlen(f"{prefix}:jobs") == 0  # not queued again
+    finally:
+        coordinator.join(timeout=60)
+    assert got == [_as_json_reads(play(jobs[0]))]
+
+
 def _take_and_die(prefix: str) -> None:
     """A worker that dies mid-game: it takes one job, then a sound worker comes."""
     import redis

@@ -14,7 +14,8 @@ results to the run's own reply stream; the coordinator gathers them, by deal, an
 in the order of its jobs, so a run through the queue gives what a local run of the same
 jobs gives, whatever the number of workers. A worker's job is acknowledged only once its result
 is sent: a job whose worker died is taken by another worker once it has been pending for
-longer than its lease, and a worker stopped by Ctrl-C or SIGTERM puts its job back at once. A
+longer than its lease, and a worker stopped by Ctrl-C or SIGTERM puts its job back at once
+(also one Redis had just handed it; one it has answered is acknowledged, not played again). A
 run that ends early (its time is up, or it is interrupted: Ctrl-C, or SIGTERM within
 `stopped_by_sigterm`) deletes its key, and the workers then drop the jobs of it that are
 left. Workers check that they compute the features and use the deck of the coordinator (a
@@ -348,8 +349,9 @@ def work(
 ) -> int:
     """Take self-play jobs from the queue and play them until `max_jobs` are done or no job
     has come for `idle_exit` seconds (None: for ever). Returns the number of games played.
-    Ctrl-C or SIGTERM stops it: the game under way goes back on the queue at once (not after
-    its lease), for another worker to play."""
+    Ctrl-C or SIGTERM stops it: the game under way, or one Redis had just delivered to it, goes
+    back on the queue at once (not after its lease), for another worker to play; a game whose
+    result was sent is acknowledged instead (`_release`)."""
     redis = _redis(url)
     stream = f"{prefix}:jobs"
     _ensure_group(redis, stream)
@@ -357,11 +359,11 @@ def work(
     digests: dict[str, str] = {}
     played = 0
     idle_since = time.monotonic()
-    held: tuple[bytes, dict[bytes, bytes]] | None = None  # the job taken and not yet done
+    done: bytes | None = None  # a job answered (or dropped) and not yet acknowledged
     try:
         with stopped_by_sigterm():
             while max_jobs is None or played < max_jobs:
-                held = taken = _take(redis, stream, name)
+                taken = _take(redis, stream, name)
                 if taken is None:
                     if idle_exit is not None and time.monotonic() - idle_since > idle_exit:
                         break
@@ -376,15 +378,34 @@ def work(
                     if redis.exists(f"{prefix}:run:{run}"):
                         redis.xadd(f"{prefix}:run:{run}:results", answer)
                     played += 1
+                done = entry_id
                 redis.xack(stream, GROUP, entry_id)
                 redis.xdel(stream, entry_id)
-                held = None
+                done = None
                 idle_since = time.monotonic()
     except KeyboardInterrupt:
-        if held is not None:
-            _hand_back(redis, stream, *held)
+        if _release(redis, stream, name, done):
             print(f"worker {name}: stopped; its game went back on the queue", file=sys.stderr)
     return played
+
+
+def _release(redis: Any, stream: str, name: str, done: bytes | None) -> int:
+    """A stopped worker's jobs (those Redis has delivered to consumer `name` and that are not
+    acknowledged: the one under way, or one that arrived as the stop came, before the worker
+    held it) go back on the queue at once, except `done`, a job already answered, which is
+    acknowledged. Returns how many went back."""
+    handed = 0
+    mine = redis.xpending_range(stream, GROUP, min="-", max="+", count=100, consumername=name)
+    for entry in mine:
+        entry_id = entry["message_id"]
+        got = redis.xrange(stream, entry_id, entry_id)
+        if entry_id == done or not got:  # answered, or deleted meanwhile
+            redis.xack(stream, GROUP, entry_id)
+            redis.xdel(stream, entry_id)
+            continue
+        _hand_back(redis, stream, entry_id, got[0][1])
+        handed += 1
+    return handed
 
 
 def _hand_back(redis: Any, stream: str, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
