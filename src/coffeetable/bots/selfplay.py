@@ -405,6 +405,8 @@ def _release(redis: Any, stream: str, name: str, done: bytes | None) -> int:
             continue
         _hand_back(redis, stream, entry_id, got[0][1])
         handed += 1
+    if done is not None:  # (stopped between its acknowledgement and its deletion)
+        redis.xdel(stream, done)
     return handed
 
 
