@@ -8,7 +8,8 @@
         greedy greedy`), a deal a game and each seat's mean: equal bots should score alike at
         every seat. `--players 3` or `4`: the first bot in one seat and the second in the
         others, the first taking every seat in turn on each deal; its win share beside the 1/N
-        of equal bots, and its margin over the best of the others.
+        of equal bots, and its margin over the best of the others. `--out FILE` appends each
+        game (deal, seats' bots, scores, winners) as a JSON line, to pair two runs.
     python3 benchmarks/bots_strength.py speed
         ISMCTS iterations per second per game, and decision time per level.
     python3 benchmarks/bots_strength.py ranking --games 40 --decks 4 --out turns.jsonl
@@ -107,10 +108,11 @@ def _run(
     workers: int,
     report: Callable[[list[dict[str, Any]]], str] | None = None,
     play: Callable[[Any], dict[str, Any]] = _play,
+    each: Callable[[Any, dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Play the games (`play` of each job, in order); after each one, print to standard error
-    how many are done and `report` of the results so far, so that a long run that is stopped
-    still tells what it found."""
+    """Play the games (`play` of each job, in order); after each one, call `each(job,
+    result)` and print to standard error how many are done and `report` of the results so
+    far, so that a long run that is stopped still tells what it found."""
     start = time.perf_counter()
     out: list[dict[str, Any]] = []
     with contextlib.ExitStack() as stack:
@@ -119,8 +121,10 @@ def _run(
         else:
             pool = stack.enter_context(ProcessPoolExecutor(max_workers=workers))
             results = pool.map(play, jobs)
-        for r in results:
+        for job, r in zip(jobs, results, strict=False):
             out.append(r)
+            if each is not None:
+                each(job, r)
             tally = f"; {report(out)}" if report is not None else ""
             print(
                 f"  {len(out)}/{len(jobs)} games, {time.perf_counter() - start:.0f} s{tally}",
@@ -331,7 +335,14 @@ def h2h(args: argparse.Namespace) -> None:
             for seat in range(n_seats)
         )
 
-    out = _run(jobs, args.workers, summary)
+    def record(job: tuple[str, list[str], int, dict[str, Any]], r: dict[str, Any]) -> None:
+        # a line a game as it ends, to pair two runs on the same deals and seats
+        if args.out:
+            line = {"deal": job[2], "specs": job[1], "scores": r["scores"], "winners": r["winners"]}
+            with open(args.out, "a", encoding="utf-8") as f:
+                f.write(json.dumps(line) + "\n")
+
+    out = _run(jobs, args.workers, summary, each=record)
     print(
         f"{args.game}, {n_seats} players: {args.a} vs {args.b}, {len(out)} games: "
         f"{summary(out)}; {time.perf_counter() - start:.0f} s"
@@ -711,6 +722,9 @@ def main() -> None:
     p.add_argument("a")
     p.add_argument("b")
     p.add_argument("--games", type=int, default=100)
+    p.add_argument(
+        "--out", metavar="FILE", help="append each game (deal, specs, scores, winners) as JSON"
+    )
     p.add_argument(
         "--players",
         type=int,
