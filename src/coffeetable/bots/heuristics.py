@@ -68,6 +68,11 @@ def cafe_value(state: State, seat: int) -> float:
     assert isinstance(state, CafeState)
     if state.phase is Phase.OVER:
         return float(state.score(seat).total)
+    if _cafe_done(state, seat):
+        # its score is final, as once the game is over. Estimated, it read about a point
+        # high, so the seats that act before the last one in the last round chose their
+        # last turn by the estimate and the last seat by its score
+        return float(state.score(seat).total)
     player = state.players[seat]
     if player.hand is None:
         return _cafe_area_value(state, player)
@@ -92,6 +97,23 @@ def cafe_value(state: State, seat: int) -> float:
         _HAND_VALUES.clear()
     _HAND_VALUES[key] = best = _best_placement_value(state, player)
     return best
+
+
+def _cafe_done(state: CafeState, seat: int) -> bool:
+    """Café: `seat` has ended its turn of the last round while other seats still act. Its
+    score is then final: the areas are the seats' own, and the supply, the only thing they
+    share (Ruling A1), is no longer drawn on by it."""
+    return (
+        state.phase is Phase.TURNS and state.round >= ROUNDS and state.players[seat].stage is _DONE
+    )
+
+
+def score_is_final(state: State, seat: int) -> bool:
+    """Whether nothing can change `seat`'s score any more: the game is over, or (Café) the
+    seat has ended its last turn while others still act (`value` is then its score)."""
+    if state.is_over():
+        return True
+    return isinstance(state, CafeState) and _cafe_done(state, seat)
 
 
 # A search meets the same area with the same card in hand many times (every determinization

@@ -54,7 +54,14 @@ from coffeetable.bots.greedy import (
     best_turns,
     turn_over,
 )
-from coffeetable.bots.heuristics import ROLLOUT_POLICIES, Evaluator, RolloutPolicy, rewards, value
+from coffeetable.bots.heuristics import (
+    ROLLOUT_POLICIES,
+    Evaluator,
+    RolloutPolicy,
+    rewards,
+    score_is_final,
+    value,
+)
 from coffeetable.bots.learned import evaluator as learned_evaluator
 from coffeetable.core.game import Action, State
 
@@ -487,11 +494,13 @@ class IsmctsBot:
 
 
 def _ends_game(state: State, seat: int, steps: tuple[Action, ...]) -> bool:
-    """Whether `seat`'s turn `steps` from `state` ends the game."""
+    """Whether `seat`'s turn `steps` from `state` ends the game for the seat: the game is over
+    after it, or the seat's score is final though others still act (`score_is_final`: in
+    Café, the seats that end their last turn before the last seat does)."""
     end = state.clone()
     for action in steps:
         end.apply_unchecked(seat, action)
-    return end.is_over()
+    return score_is_final(end, seat)
 
 
 def _arm(

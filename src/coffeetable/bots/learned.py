@@ -360,8 +360,8 @@ def evaluator(state: State, version: int | None = None) -> Callable[[State, int]
     """The learned evaluation for this game, deck and number of players (a function of
     (state, seat), in points), or None when no model fits: the caller then uses the
     hand-written one. `version`: the model's (None or 0: the newest fitted on the state's
-    number of players; a version that is not shipped is a DataError). Positions over are
-    scored exactly."""
+    number of players; a version that is not shipped is a DataError). Positions where the
+    seat's score is final (`heuristics.score_is_final`) are scored exactly."""
     game = state.game.info.name
     name = DEFAULT_MODEL.get(game)
     if name is None:
@@ -382,9 +382,10 @@ def evaluator(state: State, version: int | None = None) -> Callable[[State, int]
     if model is None or model.game != game or model.deck_sha256 != deck_sha256(state):
         return None
     features = FEATURES[game][1]
+    from coffeetable.bots.heuristics import score_is_final
 
     def evaluate(s: State, seat: int) -> float:
-        if s.is_over():
+        if score_is_final(s, seat):  # over, or (Café) the seat's last turn ended
             return float(s.scores()[seat].total)
         return model.predict(features(s, seat))
 
