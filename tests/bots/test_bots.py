@@ -793,6 +793,18 @@ def cafe_last_round(seed: int, actions_in: int) -> State:
     return state
 
 
+def arms_ends(state: State, seat: int, info: dict[str, Any]) -> list[State]:
+    """Where each of a decision's top arms (`info["top"]`, most visited first) ends the
+    seat's turn."""
+    ends = []
+    for arm in info["top"]:
+        end = state.clone()
+        for step in arm["turn"]:
+            end.apply(seat, end.game.parse_action(step))
+        ends.append(end)
+    return ends
+
+
 def test_ismcts_last_turn_is_decided_by_final_scores() -> None:
     """In the seat's last turn of the game every arm ends it, so no sweep is played: the
     arms' final scores decide."""
@@ -800,13 +812,9 @@ def test_ismcts_last_turn_is_decided_by_final_scores() -> None:
     action, info = make_bot("ismcts:24i", 3).choose(state, 0)
     assert info["last_turn"] and info["sweeps"] == 0 and info["iterations"] == 0
     assert info["arms"] > 1 and action.notation() == info["plan"][0]
-    finals = []
-    for arm in info["top"]:
-        end = state.clone()
-        for step in arm["turn"]:
-            end.apply(0, end.game.parse_action(step))
-        assert end.is_over()
-        finals.append(end.scores()[0].total)
+    ends = arms_ends(state, 0, info)
+    assert all(end.is_over() for end in ends)
+    finals = [end.scores()[0].total for end in ends]
     assert finals[0] == max(finals)  # the best final score is played
     # under a time budget the last turn keeps to it too
     with Timed() as timed:

@@ -21,6 +21,7 @@ from coffeetable import find_game
 from coffeetable.bots import heuristics, make_bot
 from coffeetable.core.game import State
 from coffeetable.games.cafe.state import ROUNDS, CafeState, Phase, Stage
+from tests.bots.test_bots import arms_ends
 
 
 def _finished_early(state: State) -> list[int]:
@@ -81,11 +82,7 @@ def test_ismcts_plays_a_last_turn_that_does_not_end_the_game_by_final_scores() -
     action, info = make_bot("ismcts:24i", 3).choose(state, 0)
     assert info["last_turn"] and info["sweeps"] == 0 and info["iterations"] == 0
     assert info["arms"] > 1 and action.notation() == info["plan"][0]
-    finals = []
-    for arm in info["top"]:
-        end = state.clone()
-        for step in arm["turn"]:
-            end.apply(0, end.game.parse_action(step))
-        assert not end.is_over() and 0 not in end.current_seats()
-        finals.append(end.score(0).total)
+    ends = arms_ends(state, 0, info)
+    assert all(not end.is_over() and 0 not in end.current_seats() for end in ends)
+    finals = [end.scores()[0].total for end in ends]
     assert finals[0] == max(finals)  # the best final score is played
