@@ -3,12 +3,12 @@ final score: the areas are the seats' own (Ruling A1: the only shared resource i
 which a finished seat no longer draws on), and the game then only ends. So the evaluation
 gives that score exactly, as it does once the game is over, and ISMCTS plays such a seat's
 last turn as it plays the last turn of a solo game: the arms' final scores decide, with no
-sweeps (docs/bots.md, "The last turn of a seat that is not the last to act").
+sweeps (docs/bots.md, "The evaluations" and "Café: the last turn").
 
 Before, the seats that act first in the last round (the lower seats, in the order the
 environment and the bots step the simultaneous phase) were judged by the mid-game estimate,
-about a point above their final score, and the seat that acts last by its final score: the
-second seat won about 54 % of greedy-against-greedy 2-player games."""
+about a point above their final score, while the seat that acts last ended the game and was
+scored exactly."""
 
 from __future__ import annotations
 
