@@ -152,17 +152,13 @@ def test_a_stopped_worker_hands_its_game_back(prefix: str, processes: int) -> No
     of two: it stops at once and its game goes back on the queue, where another worker
     plays it now, not after the job's lease (30 minutes here)."""
     import signal
-    import threading
 
     import redis
 
     client = redis.Redis.from_url(REDIS_URL)
     jobs = [Job("greedy", 760 + k, 1) for k in range(processes)]  # a second or two each
     got: list[dict[str, Any]] = []
-    coordinator = threading.Thread(
-        target=lambda: got.extend(SelfPlayQueue(REDIS_URL, prefix).run(jobs, stall=60))
-    )
-    coordinator.start()
+    coordinator = _queue_in_thread(prefix, jobs, got)
     worker = multiprocessing.get_context("spawn").Process(
         target=_hold_a_game, args=(prefix, processes)
     )

@@ -399,13 +399,12 @@ def _release(redis: Any, stream: str, name: str, done: bytes | None) -> int:
     for entry in mine:
         entry_id = entry["message_id"]
         got = redis.xrange(stream, entry_id, entry_id)
-        if entry_id == done or not got:  # answered, or deleted meanwhile
+        if entry_id == done or not got:  # answered (deleted below), or deleted meanwhile
             redis.xack(stream, GROUP, entry_id)
-            redis.xdel(stream, entry_id)
             continue
         _hand_back(redis, stream, entry_id, got[0][1])
         handed += 1
-    if done is not None:  # (stopped between its acknowledgement and its deletion)
+    if done is not None:  # also when stopped between its acknowledgement and its deletion
         redis.xdel(stream, done)
     return handed
 
