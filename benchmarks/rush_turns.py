@@ -133,12 +133,16 @@ def play(args: argparse.Namespace) -> None:
     with ProcessPoolExecutor(max_workers=args.workers) as pool, open(args.out, "a") as out:
         pending = [pool.submit(_game, job) for job in jobs]
         written = 0
+        stopped = False
         for future in pending:
-            if time.perf_counter() > stop:
+            if not stopped and time.perf_counter() > stop:
+                # no game starts after this; those under way finish and are kept
+                stopped = True
                 for p in pending:
                     p.cancel()
                 print("stopped: --seconds reached", file=sys.stderr)
-                break
+            if future.cancelled():
+                continue
             r = future.result()
             for p in r["positions"]:
                 out.write(json.dumps({"deal": r["deal"], **p}) + "\n")
@@ -283,7 +287,12 @@ def main() -> None:
     p.add_argument("--width", type=int, default=24, help="the beam that finds the turns")
     p.add_argument("--decks", type=int, default=2)
     p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--seconds", type=float, default=0.0, help="start no game after this")
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=0.0,
+        help="hand out no game after this (those under way are kept)",
+    )
     p.add_argument("--out", required=True)
     r = sub.add_parser("report")
     r.add_argument("files", nargs="+")
