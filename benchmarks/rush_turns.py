@@ -226,17 +226,21 @@ def report(args: argparse.Namespace) -> None:
             sd = _se(g)
             print(f"    {label}: {statistics.fmean(g):+.3f} ± {sd:.3f}")
     if decks >= 2:
-        # choosing by the playouts of half the decks, scored on the other half (each way
-        # round): what a choice by playouts can gain without seeing the luck it is scored on
-        crossed = []
-        for p in positions:
-            halves = [
+        # each position's turns by the playouts of the even and of the odd decks
+        halves = [
+            [
                 [statistics.fmean(t["outcomes"][d] for d in ds) for t in p["turns"]]
                 for ds in (range(0, decks, 2), range(1, decks, 2))
             ]
+            for p in positions
+        ]
+        # choosing by the playouts of half the decks, scored on the other half (each way
+        # round): what a choice by playouts can gain without seeing the luck it is scored on
+        crossed = []
+        for two in halves:
             for pick, score in ((0, 1), (1, 0)):
-                best = max(range(len(p["turns"])), key=halves[pick].__getitem__)
-                crossed.append(halves[score][best] - statistics.fmean(halves[score]))
+                best = max(range(len(two[pick])), key=two[pick].__getitem__)
+                crossed.append(two[score][best] - statistics.fmean(two[score]))
         sd = _se(crossed) * math.sqrt(2)  # two halves a position: as many positions
         print(
             "  every position, choosing by the playouts of half the decks, scored on the "
@@ -254,14 +258,14 @@ def report(args: argparse.Namespace) -> None:
         print(
             f"  the evaluation and {base.label} choose the same turn at {same} of {len(positions)}"
         )
-    if decks >= 2:
-        halves: list[list[float]] = [[], []]
-        for p in positions:
-            for half, ds in zip(halves, (range(0, decks, 2), range(1, decks, 2)), strict=True):
-                m = [statistics.fmean(t["outcomes"][d] for d in ds) for t in p["turns"]]
+        # how far the turns' order is the position's and not the deals': the halves'
+        # outcomes, centred per position, against each other
+        centred_halves: list[list[float]] = [[], []]
+        for two in halves:
+            for half, m in zip(centred_halves, two, strict=True):
                 half.extend(v - statistics.fmean(m) for v in m)
         try:
-            r = f"{statistics.correlation(*halves):.2f}"
+            r = f"{statistics.correlation(*centred_halves):.2f}"
         except statistics.StatisticsError:  # every outcome alike
             r = "(undefined)"
         print(f"  the halves' outcomes, centred per position, correlate at {r}")
