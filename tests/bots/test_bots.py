@@ -410,7 +410,8 @@ def test_forced_move_is_returned_at_once(game: str, players: int, options: dict[
         assert action == only
         assert info["forced"] is True
         assert info["value"] is None
-    assert make_bot("ismcts:hard", 1).choose(state, seat)[1]["iterations"] == 0
+    # the search itself (Coffee Rush's `hard` is a beam: GAME_LEVELS) does not iterate
+    assert make_bot("ismcts:100000i", 1).choose(state, seat)[1]["iterations"] == 0
     assert make_bot("greedy", 1).choose(state, seat)[1]["expanded"] == 0
     action, info = make_bot("random", 1).choose(state, seat)
     assert action == only and info["legal_actions"] == 1
@@ -1223,12 +1224,17 @@ def test_make_bot_names_and_levels() -> None:
 
 def test_coffee_rush_levels_play_bots_of_their_strength() -> None:
     """Coffee Rush's search is about as strong at 0.1 s as at 1 s, so its easy and medium
-    levels play greedy beams 2 and 12 wide and hard the search at 770 iterations
-    (GAME_LEVELS, docs/bots.md "Levels and budgets"). A level's bot is the one its spec
-    names, with the level's seed and its `+learned`, and each game gets its own."""
+    levels play greedy beams 2 and 12 wide, and hard a beam 48 wide judging its complete
+    turns by the learned value rush-value-v2, named by its version (GAME_LEVELS, docs/bots.md
+    "Levels and budgets"). A level's bot is the one its spec names, with the level's seed,
+    and each game gets its own; a `+learned` of the caller's replaces the level's own."""
     assert GAME_LEVELS == {
         "cafe": {"easy": "greedy:w2"},
-        "coffee-rush": {"easy": "greedy:w2", "medium": "greedy:w12", "hard": "ismcts:770i"},
+        "coffee-rush": {
+            "easy": "greedy:w2",
+            "medium": "greedy:w12",
+            "hard": "greedy:w48+learned=2",
+        },
     }
     state = no_peek_state("coffee-rush", 2, {}, 10)
     seat = decision_seats(state)[0]
@@ -1237,6 +1243,7 @@ def test_coffee_rush_levels_play_bots_of_their_strength() -> None:
         assert isinstance(bot, LevelBot)
         played = bot.bot_for("coffee-rush")
         assert isinstance(played, GreedyBot) and played.width == width
+        assert played.learned is None
         action, info = bot.choose(state, seat)
         alone, alone_info = make_bot(f"greedy:w{width}", 5).choose(state, seat)
         assert (action, info["plan"]) == (alone, alone_info["plan"])
@@ -1246,9 +1253,20 @@ def test_coffee_rush_levels_play_bots_of_their_strength() -> None:
     level = make_bot("ismcts:hard", 5)
     assert isinstance(level, LevelBot)
     hard = level.bot_for("coffee-rush")
-    assert isinstance(hard, IsmctsBot) and hard.limit == Limit(iterations=770)
-    assert hard.name == "ismcts:hard" and hard.plans is level.plans
-    assert level.choose(state, seat)[0] == make_bot("ismcts:770i", 5).choose(state, seat)[0]
+    assert isinstance(hard, GreedyBot) and (hard.width, hard.learned) == (48, 2)
+    action, info = level.choose(state, seat)
+    alone, alone_info = make_bot("greedy:w48+learned=2", 5).choose(state, seat)
+    assert (action, info["plan"]) == (alone, alone_info["plan"]) and info["learned"] is True
+    assert level.plans == {}
+    # the caller's model version replaces the level's (v1 is also fitted on 2 players)
+    other = make_bot("ismcts:hard+learned=1").bot_for("coffee-rush")
+    assert isinstance(other, GreedyBot) and (other.width, other.learned) == (48, 1)
+    # at 4 players no model fits: the level plays the same beam on the hand-written value
+    four = no_peek_state("coffee-rush", 4, {}, 10)
+    seat4 = decision_seats(four)[0]
+    action4, info4 = make_bot("ismcts:hard", 5).choose(four, seat4)
+    alone4, alone4_info = make_bot("greedy:w48", 5).choose(four, seat4)
+    assert (action4, info4["plan"]) == (alone4, alone4_info["plan"]) and "learned" not in info4
     # a budget, or no level, is always the search
     assert isinstance(make_bot("ismcts:0.1s"), IsmctsBot) and isinstance(
         make_bot("ismcts"), IsmctsBot
@@ -1284,7 +1302,7 @@ def test_cafe_levels_easy_is_a_narrow_beam_and_the_others_the_search() -> None:
     assert [level_spec("coffee-rush", level) for level in LEVELS] == [
         "greedy:w2",
         "greedy:w12",
-        "ismcts:770i",
+        "greedy:w48+learned=2",
     ]
     assert make_bot(level_spec("cafe", "hard")).limit == Limit(time=1.0, cpu=True)
     assert easy.bot_for("cafe") is played  # built once for each game

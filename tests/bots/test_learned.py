@@ -314,3 +314,41 @@ def test_a_version_that_is_not_shipped_is_a_clear_error() -> None:
         for spec in (f"greedy+learned={missing}", f"ismcts:20i+learned={missing}"):
             with pytest.raises(DataError, match=f"{name}-v{missing}"):
                 make_bot(spec, seed=1).choose(state, seat)
+
+
+#: 2-player Coffee Rush positions, where the shipped model judges: NO_PEEK_POSITIONS' own,
+#: and two where a beam that saw the hidden cards would decide otherwise
+RUSH_HARD_POSITIONS = [
+    *(p for p in NO_PEEK_POSITIONS if p[:2] == ("coffee-rush", 2)),
+    ("coffee-rush", 2, {}, 40),
+    ("coffee-rush", 2, {"less_luck": True}, 16),
+]
+
+
+@pytest.mark.parametrize(("game", "players", "options", "steps"), RUSH_HARD_POSITIONS)
+def test_coffee_rush_hard_level_does_not_peek_with_its_shipped_model(
+    game: str, players: int, options: dict[str, Any], steps: int
+) -> None:
+    """Coffee Rush's `hard` judges its beam's turns by the shipped rush-value-v2 (bots/make.py,
+    GAME_LEVELS): its decisions are the same whatever the order of the cards it cannot see."""
+    state = no_peek_state(game, players, options, steps)
+    assert learned.evaluator(state, 2) is not None  # the shipped model judges here
+    copies = no_peek_copies(state, steps)
+    for seat in decision_seats(state):
+        expected = decide("ismcts:hard", state, seat)
+        for copy in copies:
+            assert decide("ismcts:hard", copy, seat) == expected, seat
+
+
+@pytest.mark.parametrize(("game", "players", "options", "steps"), RUSH_HARD_POSITIONS[-2:])
+def test_the_hard_level_no_peek_test_has_teeth(
+    game: str, players: int, options: dict[str, Any], steps: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Were the level's beam run on the real hidden cards, a copy with them in another order
+    would change its decision here: the test above can fail."""
+    state = no_peek_state(game, players, options, steps)
+    copies = no_peek_copies(state, steps)
+    seat = decision_seats(state)[0]
+    monkeypatch.setattr(type(state), "resample_hidden", lambda self, seat, rng: self.clone())
+    expected = decide("ismcts:hard", state, seat)
+    assert any(decide("ismcts:hard", copy, seat) != expected for copy in copies)

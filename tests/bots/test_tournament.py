@@ -380,9 +380,9 @@ def test_published_ratings_have_their_provenance() -> None:
 
 
 def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
-    """Coffee Rush's easy and medium levels play greedy beams (bots/make.py, GAME_LEVELS):
-    a rating measured when they were the search is not shown for them, however narrow;
-    measured as the beams, it is. Café's easy level is a beam 2 wide, its medium and hard
+    """Coffee Rush's levels play greedy beams (bots/make.py, GAME_LEVELS; hard with the
+    learned value): a rating measured when they were the search is not shown for them,
+    however narrow; measured as the beams, it is. Café's easy level is a beam 2 wide, its medium and hard
     levels the search, measured at their time on the CPU clock or at their own time, not
     at an iteration budget (which searches otherwise in Café: no wider root beam)."""
     from coffeetable.bots.tournament import MAX_SHOWN_CI95, plays_as_measured, shown_ratings
@@ -397,7 +397,7 @@ def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
                     "greedy": row("greedy", 0.0),
                     "ismcts:easy": row("ismcts:260i"),  # the level before it was a beam
                     "ismcts:medium": row("greedy:w12"),
-                    "ismcts:hard": row("ismcts:770i"),
+                    "ismcts:hard": row("ismcts:770i"),  # the level before 2026-12-07
                     "random": row("random", 240.0),
                 }
             },
@@ -415,13 +415,17 @@ def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
         }
     }
     assert shown_ratings(data, MAX_SHOWN_CI95) == {
-        "coffee-rush": {"greedy": 1600, "ismcts:medium": 1600, "ismcts:hard": 1600},
+        "coffee-rush": {"greedy": 1600, "ismcts:medium": 1600},
         "cafe": {"ismcts:hard": 1600},
         "wide": {"greedy": 1600},
     }
     assert len(shown_ratings(data, None)["coffee-rush"]) == 5  # the file as it is
     assert plays_as_measured("coffee-rush", "ismcts:easy", "greedy:w2")
-    # Coffee Rush's hard level is the search at 770 iterations, not the 1 s it was
+    # Coffee Rush's hard level is the learned beam with its model's version, not the
+    # search it was (at 770 iterations, at 1 s), nor the newest model whatever it is
+    assert plays_as_measured("coffee-rush", "ismcts:hard", "greedy:w48+learned=2")
+    assert not plays_as_measured("coffee-rush", "ismcts:hard", "greedy:w48+learned")
+    assert not plays_as_measured("coffee-rush", "ismcts:hard", "ismcts:770i")
     assert not plays_as_measured("coffee-rush", "ismcts:hard", "ismcts:2600i")
     assert not plays_as_measured("coffee-rush", "ismcts:hard", "ismcts:hard")
     assert plays_as_measured("cafe", "ismcts:hard", "ismcts:hard")
