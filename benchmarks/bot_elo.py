@@ -24,12 +24,11 @@ and each level's 95 % interval is that of its difference to the anchor (0 for th
 
 A level is played and recorded as the bot that plays it (bots/make.py, level_spec): the
 game's own bot for the level (GAME_LEVELS: the greedy beams of both games' `easy` and
-Coffee Rush's `medium` and `hard`, the last judged by a learned value: `greedy:w48+learned=2`),
-else the search at the level's time
-read on the CPU clock (`ismcts:0.3cpu`, `ismcts:1cpu`: Limit.cpu), so that a run on a busy
-machine plays the level as a quiet core would. `--stand-in LEVEL=SPEC` plays SPEC in
-LEVEL's place instead (`ismcts:hard=ismcts:hard`: the level at its wall-clock time) and
-says so in the file.
+Coffee Rush's `medium` and `hard`, the last judged by a learned value:
+`greedy:w48+learned=2`), else the search at the level's time read on the CPU clock
+(`ismcts:0.3cpu`, `ismcts:1cpu`: Limit.cpu), so that a run on a busy machine plays the
+level as a quiet core would. `--stand-in LEVEL=SPEC` plays SPEC in LEVEL's place instead
+(`ismcts:hard=ismcts:hard`: the level at its wall-clock time) and says so in the file.
 `--workers N` plays N games at a time in worker processes (each game seeded by its deal and
 seat, so the games do not depend on N). `--redis redis://HOST:PORT/DB` puts the games on that
 Redis queue instead (coffeetable.bots.selfplay), for `coffeetable selfplay-worker --redis

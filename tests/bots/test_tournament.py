@@ -382,9 +382,10 @@ def test_published_ratings_have_their_provenance() -> None:
 def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
     """Coffee Rush's levels play greedy beams (bots/make.py, GAME_LEVELS; hard with the
     learned value): a rating measured when they were the search is not shown for them,
-    however narrow; measured as the beams, it is. Café's easy level is a beam 2 wide, its medium and hard
-    levels the search, measured at their time on the CPU clock or at their own time, not
-    at an iteration budget (which searches otherwise in Café: no wider root beam)."""
+    however narrow; measured as the beams, it is. Café's easy level is a beam 2 wide, its
+    medium and hard levels the search, measured at their time on the CPU clock or at their
+    own time, not at an iteration budget (which searches otherwise in Café: no wider root
+    beam)."""
     from coffeetable.bots.tournament import MAX_SHOWN_CI95, plays_as_measured, shown_ratings
 
     def row(played_as: str, ci95: float = 40.0) -> dict[str, Any]:
