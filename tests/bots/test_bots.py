@@ -31,7 +31,7 @@ from coffeetable.bots import (
     ismcts,
     make_bot,
 )
-from coffeetable.bots.greedy import STEP_COST, BeamCache, best_turns, turn_over
+from coffeetable.bots.greedy import RERANK, STEP_COST, BeamCache, best_turns, combine, turn_over
 from coffeetable.bots.ismcts import (
     MACROS,
     PRIOR_SWEEPS,
@@ -68,7 +68,7 @@ CONFIGS: list[tuple[str, int, dict[str, Any]]] = [
     ("coffee-rush", 2, {"less_luck": True}),
 ]
 
-NO_PEEK_BOTS = ("random", "greedy", "ismcts:150i")
+NO_PEEK_BOTS = ("random", "greedy", "greedy:w3s2", "ismcts:150i")
 #: Café's ISMCTS plays a beam per iteration (turn lookahead): 18 iterations are 3 sweeps
 NO_PEEK_CAFE_ISMCTS = "ismcts:18i"
 
@@ -245,6 +245,7 @@ def test_bots_do_not_peek_at_hidden_cards(
         ("ismcts:150i", 7),
         ("ismcts:150i", 8),
         ("greedy", 9),
+        ("greedy:w3s2", 9),
     ],
 )
 def test_the_no_peek_test_has_teeth(
@@ -1009,6 +1010,48 @@ def test_greedy_can_split_its_beam() -> None:
     _turn_is_complete(state, 0, steps)
 
 
+def test_combine_takes_the_first_step_worth_most_over_the_samples() -> None:
+    """A first step's worth is the mean over the determinizations of its best turn's; a
+    sample whose turns lack it counts its worst turn; the plan is the step's best turn in the
+    first sample that has it; equal worths go to the step seen first."""
+    a, b, c, x, y = "abcxy"  # steps stand in for actions: only their identity counts
+    first: list[tuple[float, tuple[Any, ...]]] = [
+        (5.0, (a, x)),
+        (4.5, (a,)),
+        (4.0, (b,)),
+        (1.0, (c,)),
+    ]
+    assert combine([first, [(6.0, (b, y)), (2.0, (a,))]]) == (5.0, (b,))  # b 10, a 7, c 3
+    assert combine([first, [(3.0, (b, y)), (2.0, (a,))]]) == (3.5, (a, x))  # a 7, b 7
+    assert combine([first, [(9.0, (c, y)), (1.5, (b,))]]) == (5.0, (c,))  # c 10, a 6.5
+    assert combine([first]) == (5.0, (a, x))
+
+
+def test_greedy_can_search_several_determinizations() -> None:
+    """`greedy:wWsS` (GreedyBot(samples=S)) runs its beam on S resamples of the hidden cards
+    and plays the first step worth most over them; with one sample it plays as before."""
+    state = no_peek_state("coffee-rush", 2, {}, 52)
+    seat = decision_seats(state)[0]
+    bot = make_bot("greedy:w6s3", 7)
+    assert isinstance(bot, GreedyBot) and (bot.width, bot.samples, bot.name) == (
+        6,
+        3,
+        "greedy:w6s3",
+    )
+    assert make_bot("greedy:w6").samples == 1
+    action, info = bot.choose(state, seat)
+    rng = random.Random(7)
+    runs = []
+    for _ in range(3):
+        runs.append(best_turns(state.resample_hidden(seat, rng), seat, 6, keep=RERANK)[0])
+    value, steps = combine(runs)
+    assert (action, info["plan"], info["value"]) == (steps[0], [s.notation() for s in steps], value)
+    assert runs[0] != runs[1] or runs[1] != runs[2]  # the samples differ here
+    one, one_info = GreedyBot(7, width=6).choose(state, seat)
+    _, alone = best_turns(state.resample_hidden(seat, random.Random(7)), seat, 6)[0][0]
+    assert one == alone[0] and one_info["plan"] == [s.notation() for s in alone]
+
+
 def test_beam_stops_at_its_deadline() -> None:
     state = no_peek_state("cafe", 1, {}, 10)
     seat = decision_seats(state)[0]
@@ -1327,6 +1370,9 @@ def test_make_bot_seeds() -> None:
         ("greedy:w", "unknown bot"),
         ("greedy:w²", "unknown bot"),
         ("greedy:24", "unknown bot"),
+        ("greedy:w6s0", "unknown bot 'greedy:w6s0'"),
+        ("greedy:w6s", "unknown bot"),
+        ("greedy:s3", "unknown bot"),
         ("ismcts:fast", "unknown level 'fast'"),
         ("ismcts:i", "unknown level"),
         ("ismcts:s", "unknown level"),

@@ -6,7 +6,8 @@ ends, on a determinization of the state (`resample_hidden`), with a beam: at eac
 `width` best partial turns by evaluation are kept, each a different position: steps in
 another order that reach a position already reached are dropped (`State.search_key`). It
 plays the first step of the best complete turn. Within one call the search is deterministic
-given the bot's seed.
+given the bot's seed. With `samples` (`greedy:w48s4`) it runs its beam on that many
+determinizations and plays the first step whose best turns are worth most over them.
 """
 
 from __future__ import annotations
@@ -227,9 +228,14 @@ class GreedyBot:
         width: int = WIDTH,
         split: int = 0,
         learned: int | None = None,
+        samples: int = 1,
     ) -> None:
         self.rng = random.Random(seed)
         self.width = width
+        #: determinizations a decision searches (each its own beam); a first step's worth is
+        # the mean of its best turn's over them (one that a sample does not reach counts as
+        # that sample's worst turn)
+        self.samples = samples
         #: the learned value model's version (0: the newest), or None for none
         # (bots/learned.py); with one that fits the game, the beam's complete turns are ranked
         # by it: only whole turns, so the search cannot exploit the fit's errors step by step
@@ -251,15 +257,21 @@ class GreedyBot:
         if len(legal) == 1:
             return legal[0], {"forced": True, "value": None, "expanded": 0, "seconds": 0.0}
         evaluate = learned_evaluator(state, self.learned) if self.learned is not None else None
-        root = state.resample_hidden(seat, self.rng)
-        if evaluate is None:
-            turns, expanded = best_turns(root, seat, self.width, split=self.split)
-        else:
-            turns, expanded = best_turns(
-                root, seat, max(self.width, RERANK), keep=RERANK, split=self.split
-            )
-            turns = rerank(root, seat, turns, evaluate)
-        v, steps = turns[0]
+        runs: list[list[tuple[float, tuple[Action, ...]]]] = []
+        expanded = 0
+        for _ in range(self.samples):
+            root = state.resample_hidden(seat, self.rng)
+            if evaluate is None:
+                keep = 1 if self.samples == 1 else RERANK
+                turns, n = best_turns(root, seat, self.width, keep=keep, split=self.split)
+            else:
+                turns, n = best_turns(
+                    root, seat, max(self.width, RERANK), keep=RERANK, split=self.split
+                )
+                turns = rerank(root, seat, turns, evaluate)
+            runs.append(turns)
+            expanded += n
+        v, steps = runs[0][0] if len(runs) == 1 else combine(runs)
         info: dict[str, Any] = {
             "value": v,
             "plan": [a.notation() for a in steps],
@@ -269,6 +281,29 @@ class GreedyBot:
         if evaluate is not None:
             info["learned"] = True
         return steps[0], info
+
+
+def combine(
+    runs: list[list[tuple[float, tuple[Action, ...]]]],
+) -> tuple[float, tuple[Action, ...]]:
+    """The turn whose first step is worth most over several determinizations' turns (each
+    run best first): a first step's worth is the mean over the runs of its best turn's, a run
+    without it counting its worst turn; the turn returned is that step's best in the first
+    run that has it."""
+    total: dict[Action, float] = {}
+    plan: dict[Action, tuple[Action, ...]] = {}
+    for turns in runs:
+        for _, steps in turns:
+            plan.setdefault(steps[0], steps)
+    for turns in runs:
+        worst = turns[-1][0]
+        best: dict[Action, float] = {}
+        for v, steps in turns:
+            best.setdefault(steps[0], v)
+        for first in plan:
+            total[first] = total.get(first, 0.0) + best.get(first, worst)
+    first = max(plan, key=lambda a: total[a])  # equal worths: the first seen
+    return total[first] / len(runs), plan[first]
 
 
 def rerank(

@@ -5,6 +5,7 @@ bots/base.py, so this module stands above them."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from coffeetable.bots.base import LEVELS, Bot, Limit
@@ -58,7 +59,7 @@ def level_spec(game: str, level: str) -> str:
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:
     """A bot from its name: `random`, `greedy` (`greedy:w24`: its beam 24 wide instead of
-    greedy.WIDTH), `ismcts` (ISMCTS at the medium level's budget), the levels a player
+    greedy.WIDTH; `greedy:w24s4`: that beam on 4 determinizations), `ismcts` (ISMCTS at the medium level's budget), the levels a player
     picks `ismcts:easy`, `ismcts:medium`, `ismcts:hard` (ISMCTS at the level's budget, or
     the game's own bot for the level: GAME_LEVELS, LevelBot), or `ismcts:2.5s` /
     `ismcts:500i` for ISMCTS at a time / iteration budget. A
@@ -74,8 +75,10 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
         return RandomBot(seed)
     if name == "greedy" and not level:
         return GreedyBot(seed, learned=learned)
-    if name == "greedy" and level[:1] == "w" and level[1:].isdecimal() and int(level[1:]) > 0:
-        bot = GreedyBot(seed, width=int(level[1:]), learned=learned)
+    beam = re.fullmatch(r"w([1-9][0-9]*)(?:s([1-9][0-9]*))?", level) if name == "greedy" else None
+    if beam:
+        samples = int(beam[2] or 1)
+        bot = GreedyBot(seed, width=int(beam[1]), learned=learned, samples=samples)
         bot.name = label  # a beam of another width than greedy's own (a research bot)
         return bot
     if name == "ismcts" and level in LEVELS:
@@ -83,7 +86,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     if name == "ismcts":
         return IsmctsBot(seed, parse_level(level or "medium"), label=label, learned=learned)
     raise DataError(
-        f"unknown bot {spec!r}; bots: random, greedy[:wWIDTH][+learned], "
+        f"unknown bot {spec!r}; bots: random, greedy[:wWIDTH[sSAMPLES]][+learned], "
         "ismcts[:easy|medium|hard|SECONDSs|ITERATIONSi][+learned]"
     )
 

@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--bots",
         metavar="A,B,...",
-        help="one bot per seat: random, greedy[:wWIDTH], ismcts[:easy|medium|hard|SECONDSs|ITERATIONSi] (default: random)",
+        help="one bot per seat: random, greedy[:wWIDTH[sSAMPLES]], ismcts[:easy|medium|hard|SECONDSs|ITERATIONSi] (default: random)",
     )
     sim.add_argument("--games", type=int, default=100)
     sim.add_argument("--seed", type=int, default=0)
