@@ -257,19 +257,16 @@ class GreedyBot:
         if len(legal) == 1:
             return legal[0], {"forced": True, "value": None, "expanded": 0, "seconds": 0.0}
         evaluate = learned_evaluator(state, self.learned) if self.learned is not None else None
+        # a model re-ranks the best turns of up to RERANK first steps, and several samples
+        # compare as many; one plain beam needs its best turn only
+        width = self.width if evaluate is None else max(self.width, RERANK)
+        keep = 1 if evaluate is None and self.samples == 1 else RERANK
         runs: list[list[tuple[float, tuple[Action, ...]]]] = []
         expanded = 0
         for _ in range(self.samples):
             root = state.resample_hidden(seat, self.rng)
-            if evaluate is None:
-                keep = 1 if self.samples == 1 else RERANK
-                turns, n = best_turns(root, seat, self.width, keep=keep, split=self.split)
-            else:
-                turns, n = best_turns(
-                    root, seat, max(self.width, RERANK), keep=RERANK, split=self.split
-                )
-                turns = rerank(root, seat, turns, evaluate)
-            runs.append(turns)
+            turns, n = best_turns(root, seat, width, keep=keep, split=self.split)
+            runs.append(turns if evaluate is None else rerank(root, seat, turns, evaluate))
             expanded += n
         v, steps = runs[0][0] if len(runs) == 1 else combine(runs)
         info: dict[str, Any] = {

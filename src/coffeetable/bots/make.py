@@ -59,10 +59,11 @@ def level_spec(game: str, level: str) -> str:
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:
     """A bot from its name: `random`, `greedy` (`greedy:w24`: its beam 24 wide instead of
-    greedy.WIDTH; `greedy:w24s4`: that beam on 4 determinizations), `ismcts` (ISMCTS at the medium level's budget), the levels a player
-    picks `ismcts:easy`, `ismcts:medium`, `ismcts:hard` (ISMCTS at the level's budget, or
-    the game's own bot for the level: GAME_LEVELS, LevelBot), or `ismcts:2.5s` /
-    `ismcts:500i` for ISMCTS at a time / iteration budget. A
+    greedy.WIDTH; `greedy:w24s4`: that beam on 4 determinizations), `ismcts` (ISMCTS at the
+    medium level's budget), the levels a player picks `ismcts:easy`, `ismcts:medium`,
+    `ismcts:hard` (ISMCTS at the level's budget, or the game's own bot for the level:
+    GAME_LEVELS, LevelBot), or `ismcts:2.5s` / `ismcts:500i` for ISMCTS at a time / iteration
+    budget. A
     `+learned` suffix (`greedy+learned`, `ismcts:hard+learned`) makes greedy and ISMCTS
     judge complete turns by the newest learned value model fitted on the game's number of
     players (`+learned=N`: its version N) where one fits the game, its deck and its number
