@@ -31,7 +31,15 @@ from coffeetable.bots import (
     ismcts,
     make_bot,
 )
-from coffeetable.bots.greedy import RERANK, STEP_COST, BeamCache, best_turns, combine, turn_over
+from coffeetable.bots.greedy import (
+    RERANK,
+    STEP_COST,
+    BeamCache,
+    best_turns,
+    best_turns_sampled,
+    combine,
+    turn_over,
+)
 from coffeetable.bots.ismcts import (
     MACROS,
     PRIOR_SWEEPS,
@@ -1050,6 +1058,49 @@ def test_greedy_can_search_several_determinizations() -> None:
     one, one_info = GreedyBot(7, width=6).choose(state, seat)
     _, alone = best_turns(state.resample_hidden(seat, random.Random(7)), seat, 6)[0][0]
     assert one == alone[0] and one_info["plan"] == [s.notation() for s in alone]
+
+
+def _greedy_positions(players: int, options: dict[str, Any], count: int, seed: int) -> list[Any]:
+    """`count` Coffee Rush positions spread over one game of a narrow greedy beam against
+    itself (orders served, cards drawn, from the first turns to the last orders), each with
+    the seat that has a choice there."""
+    state = new_state("coffee-rush", players, options, seed)
+    bot = make_bot("greedy:w2", seed)
+    seen: list[Any] = []
+    while not state.is_over():
+        seat = min(state.current_seats())
+        if len(state.legal_actions(seat)) > 1:
+            seen.append((state.clone(), seat))
+        state.apply(seat, bot.choose(state, seat)[0])
+    out = [seen[(len(seen) - 1) * k // (count - 1)] for k in range(count)]
+    # and the last orders: the deck about to run out as the turn draws (turns CLOSED)
+    short, seat = out[-1][0].clone(), out[-1][1]
+    short.deck = short.deck[:2]
+    return [*out, (short, seat)]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_one_beam_on_several_determinizations_is_each_ones_own(players: int) -> None:
+    """In Coffee Rush a seat's turn goes alike on every determinization until it ends
+    (heuristics.SAME_WITHIN_TURN), so `best_turns_sampled` searches one beam and judges its
+    complete turns on each: the turns it gives each determinization are those of that
+    determinization's own beam, and so is the count of states, at any width, number of
+    first steps kept and budget (a small one ends the beams mid-turn)."""
+    assert "coffee-rush" in heuristics.SAME_WITHIN_TURN
+    assert "cafe" not in heuristics.SAME_WITHIN_TURN  # a drafted card may come from the deck
+    differ = 0
+    for options in ({}, {"less_luck": True}):
+        for n, (state, seat) in enumerate(_greedy_positions(players, options, 4, players)):
+            rng = random.Random(n)
+            roots = [state.resample_hidden(seat, rng) for _ in range(3)]
+            for width, keep, budget in ((8, RERANK, 10000), (3, 1, 10000), (8, RERANK, 50)):
+                alone = [best_turns(r, seat, width, keep=keep, expansions=budget) for r in roots]
+                runs, expanded = best_turns_sampled(roots, seat, width, keep, budget)
+                assert runs == [turns for turns, _ in alone]
+                assert expanded == sum(count for _, count in alone)
+                differ += runs[0] != runs[1] or runs[1] != runs[2]
+    if players == 2:  # the turns' last card differs, and so do their values
+        assert differ
 
 
 def test_beam_stops_at_its_deadline() -> None:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from coffeetable.bots.base import Limit
-from coffeetable.bots.heuristics import Evaluator, value
+from coffeetable.bots.heuristics import SAME_WITHIN_TURN, Evaluator, value
 from coffeetable.bots.learned import evaluator as learned_evaluator
 from coffeetable.core.game import Action, State
 
@@ -148,6 +148,101 @@ def best_turns(
     return out, expanded
 
 
+def best_turns_sampled(
+    roots: list[State],
+    seat: int,
+    width: int = WIDTH,
+    keep: int = 1,
+    expansions: int = MAX_EXPANSIONS,
+) -> tuple[list[list[tuple[float, tuple[Action, ...]]]], int]:
+    """`best_turns(root, seat, width, keep, expansions)` for each of `roots`, determinizations of one
+    position in a game of heuristics.SAME_WITHIN_TURN, as one beam: the seat's turn goes
+    alike on each until it ends, so the partial turns are searched on the first root only
+    and each complete turn is judged on every root (its last step played from its parent's
+    position there). Returns each root's turns, equal to its own beam's, and the states the
+    separate beams would have evaluated in all (the budget counts as each beam's)."""
+    round_number = roots[0].round_number()
+    samples = len(roots)
+    done: list[list[tuple[float, tuple[Action, ...]]]] = [[] for _ in roots]
+    # a partial turn: its evaluation, steps, and its position (`_Line`)
+    beam: list[tuple[float, tuple[Action, ...], _Line]] = [(0.0, (), _Line(roots[0], roots))]
+    expanded = 0
+    depth = 0
+    reached: set[Hashable] = set()
+    while beam and depth < MAX_DEPTH and expanded < expansions:
+        frontier = sorted(beam, key=_EVALUATION, reverse=True)[: max(width, keep)]
+        beam = []
+        for _, steps, line in frontier:
+            s = line.state
+            for action in s.search_actions(seat):
+                expanded += 1
+                child = s.clone()
+                child.apply_unchecked(seat, action)
+                before = len(reached)  # one hash of the key, where `in` and `add` take two
+                reached.add(child.search_key())
+                if len(reached) == before:  # reached already by these steps in another order
+                    continue
+                seq = (*steps, action)
+                cost = STEP_COST * depth
+                if not turn_over(child, seat, round_number):
+                    beam.append((value(child, seat) - cost, seq, _Line(child, None, line, action)))
+                    continue
+                done[0].append((value(child, seat) - cost, seq))
+                positions = line.everywhere(seat)
+                for k in range(1, samples):
+                    there = positions[k].clone()
+                    there.apply_unchecked(seat, action)
+                    done[k].append((value(there, seat) - cost, seq))
+        depth += 1
+    runs = []
+    for found in done:
+        if beam:  # the budget ran out mid-turn: the best partial turns count too
+            found.extend((v, seq) for v, seq, _ in beam if seq)
+        found.sort(key=_EVALUATION, reverse=True)
+        out: list[tuple[float, tuple[Action, ...]]] = []
+        seen: set[Action] = set()
+        for v, seq in found:
+            if seq[0] not in seen:
+                seen.add(seq[0])
+                out.append((v, seq))
+                if len(out) == keep:
+                    break
+        runs.append(out)
+    return runs, expanded * samples
+
+
+class _Line:
+    """A partial turn's position in `best_turns_sampled`: on the first root (`state`), and
+    on every root (`everywhere()`, built from its parent's by its last step the first time
+    a complete turn follows it)."""
+
+    __slots__ = ("action", "parent", "positions", "state")
+
+    def __init__(
+        self,
+        state: State,
+        positions: list[State] | None,
+        parent: _Line | None = None,
+        action: Action | None = None,
+    ) -> None:
+        self.state = state
+        self.positions = positions
+        self.parent = parent
+        self.action = action
+
+    def everywhere(self, seat: int) -> list[State]:
+        made = self.positions
+        if made is None:
+            assert self.parent is not None and self.action is not None
+            made = [self.state]
+            for there in self.parent.everywhere(seat)[1:]:
+                here = there.clone()
+                here.apply_unchecked(seat, self.action)
+                made.append(here)
+            self.positions = made
+        return made
+
+
 class BeamCache:
     """What beam searches of one seat's turn from one root (one determinization) learn, for
     the next search of that root: the steps each expanded position offers with the key of
@@ -261,13 +356,19 @@ class GreedyBot:
         # compare as many; one plain beam needs its best turn only
         width = self.width if evaluate is None else max(self.width, RERANK)
         keep = 1 if evaluate is None and self.samples == 1 else RERANK
-        runs: list[list[tuple[float, tuple[Action, ...]]]] = []
-        expanded = 0
-        for _ in range(self.samples):
-            root = state.resample_hidden(seat, self.rng)
-            turns, n = best_turns(root, seat, width, keep=keep, split=self.split)
-            runs.append(turns if evaluate is None else rerank(root, seat, turns, evaluate))
-            expanded += n
+        roots = [state.resample_hidden(seat, self.rng) for _ in range(self.samples)]
+        if len(roots) > 1 and not self.split and state.game.info.name in SAME_WITHIN_TURN:
+            found, expanded = best_turns_sampled(roots, seat, width, keep)
+        else:
+            found, expanded = [], 0
+            for root in roots:
+                turns, n = best_turns(root, seat, width, keep=keep, split=self.split)
+                found.append(turns)
+                expanded += n
+        runs = [
+            turns if evaluate is None else rerank(root, seat, turns, evaluate)
+            for root, turns in zip(roots, found, strict=True)
+        ]
         v, steps = runs[0][0] if len(runs) == 1 else combine(runs)
         info: dict[str, Any] = {
             "value": v,

@@ -511,6 +511,15 @@ RolloutPolicy = Callable[[State, int, list[Action]], Action]
 ROLLOUT_POLICIES: dict[str, RolloutPolicy] = {"coffee-rush": rush_rollout_action}
 
 EVALUATORS: dict[str, Evaluator] = {"cafe": cafe_value, "coffee-rush": rush_value}
+#: games in which a seat's turn, searched on several determinizations of one position
+#: (`resample_hidden`), goes alike on each until it ends: each position reached before the
+#: turn is over offers the same steps and has the same `value` and the same transpositions
+#: on every one. Coffee Rush: only the deck's order is hidden; a turn draws onto the seat's
+#: own counter only as it ends (2 players), and a served order's draws go onto other seats'
+#: counters, which `rush_value` does not read (it reads the deck by its size). So a greedy
+#: beam on several determinizations is one beam whose complete turns are judged on each
+#: (greedy.best_turns_sampled); tests/bots/test_bots.py holds it to separate beams.
+SAME_WITHIN_TURN = frozenset({"coffee-rush"})
 #: the scale of a meaningful lead, per game (points)
 SCALES = {"cafe": 5.0, "coffee-rush": 2.5}
 # Café solo: a logistic of the score around a middling result, steep enough that one point
