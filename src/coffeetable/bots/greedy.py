@@ -135,8 +135,15 @@ def best_turns(
     if beam and (partial or not late):
         # the budget ran out mid-turn: the best partial turns count too
         done.extend((v, seq) for v, seq, *_ in beam if seq)
-    done.sort(key=lambda item: item[0], reverse=True)
-    # the best turn for each first step (only the first step is played; the rest is a plan)
+    return _best_by_first_step(done, keep), expanded
+
+
+def _best_by_first_step(
+    done: list[tuple[float, tuple[Action, ...]]], keep: int
+) -> list[tuple[float, tuple[Action, ...]]]:
+    """The best of the turns `done` for each first step (only the first step is played; the
+    rest is a plan), best first, for up to `keep` first steps; equal ones keep their order."""
+    done.sort(key=_EVALUATION, reverse=True)
     out: list[tuple[float, tuple[Action, ...]]] = []
     seen: set[Action] = set()
     for v, seq in done:
@@ -145,7 +152,7 @@ def best_turns(
             out.append((v, seq))
             if len(out) == keep:
                 break
-    return out, expanded
+    return out
 
 
 def best_turns_sampled(
@@ -198,16 +205,7 @@ def best_turns_sampled(
     for found in done:
         if beam:  # the budget ran out mid-turn: the best partial turns count too
             found.extend((v, seq) for v, seq, _ in beam if seq)
-        found.sort(key=_EVALUATION, reverse=True)
-        out: list[tuple[float, tuple[Action, ...]]] = []
-        seen: set[Action] = set()
-        for v, seq in found:
-            if seq[0] not in seen:
-                seen.add(seq[0])
-                out.append((v, seq))
-                if len(out) == keep:
-                    break
-        runs.append(out)
+        runs.append(_best_by_first_step(found, keep))
     return runs, expanded * samples
 
 
