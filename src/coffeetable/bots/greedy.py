@@ -162,12 +162,13 @@ def best_turns_sampled(
     keep: int = 1,
     expansions: int = MAX_EXPANSIONS,
 ) -> tuple[list[list[tuple[float, tuple[Action, ...]]]], int]:
-    """`best_turns(root, seat, width, keep, expansions)` for each of `roots`, determinizations of one
-    position in a game of heuristics.SAME_WITHIN_TURN, as one beam: the seat's turn goes
-    alike on each until it ends, so the partial turns are searched on the first root only
-    and each complete turn is judged on every root (its last step played from its parent's
-    position there). Returns each root's turns, equal to its own beam's, and the states the
-    separate beams would have evaluated in all (the budget counts as each beam's)."""
+    """`best_turns(root, seat, width, keep, expansions)` for each of `roots`,
+    determinizations of one position in a game of heuristics.SAME_WITHIN_TURN, as one beam:
+    the seat's turn goes alike on each until it ends, so the partial turns are searched on
+    the first root only and each complete turn is judged on every root (its last step
+    played from its parent's position there). Returns each root's turns, equal to its own
+    beam's, and the states the separate beams would have evaluated in all (the budget
+    counts as each beam's)."""
     round_number = roots[0].round_number()
     samples = len(roots)
     done: list[list[tuple[float, tuple[Action, ...]]]] = [[] for _ in roots]
