@@ -7,7 +7,9 @@ ends, on a determinization of the state (`resample_hidden`), with a beam: at eac
 another order that reach a position already reached are dropped (`State.search_key`). It
 plays the first step of the best complete turn. Within one call the search is deterministic
 given the bot's seed. With `samples` (`greedy:w48s4`) it runs its beam on that many
-determinizations and plays the first step whose best turns are worth most over them.
+determinizations and plays the first step whose best turns are worth most over them (in a
+game whose turns go alike on every determinization until they end, Coffee Rush, as one beam
+whose complete turns are judged on each: `best_turns_sampled`).
 """
 
 from __future__ import annotations
