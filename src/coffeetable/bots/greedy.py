@@ -182,6 +182,7 @@ def best_turns_sampled(
     while beam and depth < MAX_DEPTH and expanded < expansions:
         frontier = sorted(beam, key=_EVALUATION, reverse=True)[: max(width, keep)]
         beam = []
+        cost = STEP_COST * depth  # each step after the first
         for _, steps, line in frontier:
             s = line.state
             for action in s.search_actions(seat):
@@ -193,7 +194,6 @@ def best_turns_sampled(
                 if len(reached) == before:  # reached already by these steps in another order
                     continue
                 seq = (*steps, action)
-                cost = STEP_COST * depth
                 if not turn_over(child, seat, round_number):
                     beam.append((value(child, seat) - cost, seq, _Line(child, None, line, action)))
                     continue
