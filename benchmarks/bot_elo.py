@@ -25,7 +25,7 @@ and each level's 95 % interval is that of its difference to the anchor (0 for th
 A level is played and recorded as the bot that plays it (bots/make.py, level_spec): the
 game's own bot for the level (GAME_LEVELS: the greedy beams of both games' `easy` and
 Coffee Rush's `medium` and `hard`, the last judged by a learned value:
-`greedy:w48+learned=2`), else the search at the level's time read on the CPU clock
+`greedy:w48s4+learned=2`), else the search at the level's time read on the CPU clock
 (`ismcts:0.3cpu`, `ismcts:1cpu`: Limit.cpu), so that a run on a busy machine plays the
 level as a quiet core would. `--stand-in LEVEL=SPEC` plays SPEC in LEVEL's place instead
 (`ismcts:hard=ismcts:hard`: the level at its wall-clock time) and says so in the file.

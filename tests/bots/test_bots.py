@@ -1319,7 +1319,7 @@ def test_make_bot_names_and_levels() -> None:
 def test_coffee_rush_levels_play_bots_of_their_strength() -> None:
     """Coffee Rush's search is about as strong at 0.1 s as at 1 s, so its easy and medium
     levels play greedy beams 2 and 12 wide, and hard a beam 48 wide judging its complete
-    turns by the learned value rush-value-v2, named by its version (GAME_LEVELS, docs/bots.md
+    turns on four determinizations by the learned value rush-value-v2, named by its version (GAME_LEVELS, docs/bots.md
     "Levels and budgets"). A level's bot is the one its spec names, with the level's seed,
     and each game gets its own; a `+learned` of the caller's replaces the level's own."""
     assert GAME_LEVELS == {
@@ -1327,7 +1327,7 @@ def test_coffee_rush_levels_play_bots_of_their_strength() -> None:
         "coffee-rush": {
             "easy": "greedy:w2",
             "medium": "greedy:w12",
-            "hard": "greedy:w48+learned=2",
+            "hard": "greedy:w48s4+learned=2",
         },
     }
     state = no_peek_state("coffee-rush", 2, {}, 10)
@@ -1347,19 +1347,21 @@ def test_coffee_rush_levels_play_bots_of_their_strength() -> None:
     level = make_bot("ismcts:hard", 5)
     assert isinstance(level, LevelBot)
     hard = level.bot_for("coffee-rush")
-    assert isinstance(hard, GreedyBot) and (hard.width, hard.learned) == (48, 2)
+    assert isinstance(hard, GreedyBot)
+    assert (hard.width, hard.learned, hard.samples) == (48, 2, 4)
     action, info = level.choose(state, seat)
-    alone, alone_info = make_bot("greedy:w48+learned=2", 5).choose(state, seat)
+    alone, alone_info = make_bot("greedy:w48s4+learned=2", 5).choose(state, seat)
     assert (action, info["plan"]) == (alone, alone_info["plan"]) and info["learned"] is True
     assert level.plans == {}
     # the caller's model version replaces the level's (v1 is also fitted on 2 players)
     other = make_bot("ismcts:hard+learned=1").bot_for("coffee-rush")
-    assert isinstance(other, GreedyBot) and (other.width, other.learned) == (48, 1)
+    assert isinstance(other, GreedyBot)
+    assert (other.width, other.learned, other.samples) == (48, 1, 4)
     # at 4 players no model fits: the level plays the same beam on the hand-written value
     four = no_peek_state("coffee-rush", 4, {}, 10)
     seat4 = decision_seats(four)[0]
     action4, info4 = make_bot("ismcts:hard", 5).choose(four, seat4)
-    alone4, alone4_info = make_bot("greedy:w48", 5).choose(four, seat4)
+    alone4, alone4_info = make_bot("greedy:w48s4", 5).choose(four, seat4)
     assert (action4, info4["plan"]) == (alone4, alone4_info["plan"]) and "learned" not in info4
     # a budget, or no level, is always the search
     assert isinstance(make_bot("ismcts:0.1s"), IsmctsBot) and isinstance(
@@ -1396,7 +1398,7 @@ def test_cafe_levels_easy_is_a_narrow_beam_and_the_others_the_search() -> None:
     assert [level_spec("coffee-rush", level) for level in LEVELS] == [
         "greedy:w2",
         "greedy:w12",
-        "greedy:w48+learned=2",
+        "greedy:w48s4+learned=2",
     ]
     assert make_bot(level_spec("cafe", "hard")).limit == Limit(time=1.0, cpu=True)
     assert easy.bot_for("cafe") is played  # built once for each game

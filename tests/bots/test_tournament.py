@@ -424,8 +424,10 @@ def test_a_rating_is_shown_only_for_the_bot_the_level_plays_now() -> None:
     assert plays_as_measured("coffee-rush", "ismcts:easy", "greedy:w2")
     # Coffee Rush's hard level is the learned beam with its model's version, not the
     # search it was (at 770 iterations, at 1 s), nor the newest model whatever it is
-    assert plays_as_measured("coffee-rush", "ismcts:hard", "greedy:w48+learned=2")
-    assert not plays_as_measured("coffee-rush", "ismcts:hard", "greedy:w48+learned")
+    assert plays_as_measured("coffee-rush", "ismcts:hard", "greedy:w48s4+learned=2")
+    assert not plays_as_measured("coffee-rush", "ismcts:hard", "greedy:w48s4+learned")
+    # nor the one-sample beam it played before (rated 1831, not what the level plays now)
+    assert not plays_as_measured("coffee-rush", "ismcts:hard", "greedy:w48+learned=2")
     assert not plays_as_measured("coffee-rush", "ismcts:hard", "ismcts:770i")
     assert not plays_as_measured("coffee-rush", "ismcts:hard", "ismcts:2600i")
     assert not plays_as_measured("coffee-rush", "ismcts:hard", "ismcts:hard")

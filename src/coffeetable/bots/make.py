@@ -24,14 +24,16 @@ BOT_NAMES = ("random", "greedy", "ismcts")
 #: iterations (0.1, 0.3 and 1 s) rated 1738, 1746 and 1694 (± 63-65) with greedy at 1500,
 #: so the three levels played alike; a greedy beam 2 wide wins 19 % against greedy (width
 #: 6), one 12 wide 58.5-60 %. Its hard level was the search at 770 iterations (about 0.3 s
-#: a decision here) until 2026-12-07; it is now a beam 48 wide whose complete turns are
-#: judged by the learned value rush-value-v2 (bots/learned.py), which wins 87.5 % of 200
-#: games against greedy and beats the search head to head (64.9 % of 101 games in two
-#: samples; docs/bots.md, "Coffee Rush's hard level is the learned beam") in a fifth of its
-#: time a decision (a median of 0.05 s of a core); rated 1831 ± 44 where the search was
-#: 1771 ± 47. The model is named by its version, so a newer model changes no level until
-#: it is measured and named here; where it does not fit (3 and 4 players, another deck) the
-#: level plays the same beam on the hand-written evaluation, as strong as the search there.
+#: a decision here) until 2026-12-07; then a beam 48 wide whose complete turns are judged
+#: by the learned value rush-value-v2 (bots/learned.py): 87.5 % of 200 games against
+#: greedy, rated 1831 ± 44 where the search was 1771 ± 47 (docs/bots.md, "Coffee Rush's
+#: hard level is the learned beam"). Later that day, that beam judges each complete turn on
+#: four determinizations of the deck's order at once (one beam: "One beam for all the
+#: determinizations"): 90.3 % of 700 games against greedy, rated 1882 ± 43, in about
+#: twice the one-sample beam's time (a median of 0.1 s of a core a decision). The model
+#: is named by its version, so a newer model changes no level until it is measured and
+#: named here; where it does not fit (3 and 4 players, another deck) the level plays the
+#: same beam on the hand-written evaluation, as strong as the search there.
 #: Each of these plays the same whatever the machine's load, so its measured rating holds
 #: on any machine. Café: the search at 0.1 s (about one iteration) plays as greedy does (55
 #: % of 40 games against it, the same games as a beam 12 wide), so its easy level is the
@@ -39,7 +41,7 @@ BOT_NAMES = ("random", "greedy", "ismcts")
 #: bot wins 25 %); its medium and hard levels stay the search at 0.3 and 1 s (LEVELS)
 GAME_LEVELS: dict[str, dict[str, str]] = {
     "cafe": {"easy": "greedy:w2"},
-    "coffee-rush": {"easy": "greedy:w2", "medium": "greedy:w12", "hard": "greedy:w48+learned=2"},
+    "coffee-rush": {"easy": "greedy:w2", "medium": "greedy:w12", "hard": "greedy:w48s4+learned=2"},
 }
 
 
