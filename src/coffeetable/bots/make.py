@@ -30,7 +30,8 @@ BOT_NAMES = ("random", "greedy", "ismcts")
 #: hard level is the learned beam"). Later that day, that beam judges each complete turn on
 #: four determinizations of the deck's order at once (one beam: "One beam for all the
 #: determinizations"): 90.3 % of 700 games against greedy, rated 1882 ± 43, in about
-#: twice the one-sample beam's time (a median of 0.1 s of a core a decision). The model
+#: twice the one-sample beam's time (a median of 0.05-0.07 s of a core a decision, the
+#: longest 0.27 s, on 40 positions; docs/bots.md, "The new hard level"). The model
 #: is named by its version, so a newer model changes no level until it is measured and
 #: named here; where it does not fit (3 and 4 players, another deck) the level plays the
 #: same beam on the hand-written evaluation, as strong as the search there.
