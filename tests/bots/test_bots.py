@@ -1319,9 +1319,10 @@ def test_make_bot_names_and_levels() -> None:
 def test_coffee_rush_levels_play_bots_of_their_strength() -> None:
     """Coffee Rush's search is about as strong at 0.1 s as at 1 s, so its easy and medium
     levels play greedy beams 2 and 12 wide, and hard a beam 48 wide judging its complete
-    turns on four determinizations by the learned value rush-value-v2, named by its version (GAME_LEVELS, docs/bots.md
-    "Levels and budgets"). A level's bot is the one its spec names, with the level's seed,
-    and each game gets its own; a `+learned` of the caller's replaces the level's own."""
+    turns on four determinizations by the learned value rush-value-v2, named by its version
+    (GAME_LEVELS, docs/bots.md "Levels and budgets"). A level's bot is the one its spec
+    names, with the level's seed, and each game gets its own; a `+learned` of the caller's
+    replaces the level's own."""
     assert GAME_LEVELS == {
         "cafe": {"easy": "greedy:w2"},
         "coffee-rush": {
