@@ -1,4 +1,5 @@
-"""Optional compiled build of the Café engine's hot modules with mypyc (docs/architecture.md).
+"""Optional compiled build of the Café engine's and the bots' hot modules with mypyc
+(docs/architecture.md).
 
 ``pip install mypy` then `COFFEETABLE_COMPILE=1 pip install --no-build-isolation .`` compiles the modules in
 COMPILED from the same sources (mypyc, part of mypy); CPython's import then picks the compiled
@@ -26,6 +27,11 @@ COMPILED = [
     "src/coffeetable/games/cafe/area.py",
     "src/coffeetable/games/cafe/deck.py",
     "src/coffeetable/games/cafe/state.py",
+    # the bots' evaluations and the greedy beam, where a Café search spends most of its time
+    # (ISMCTS's sweeps are greedy beams; docs/architecture.md). ismcts.py stays pure Python:
+    # its tests replace its functions (monkeypatch), which a compiled module does not see
+    "src/coffeetable/bots/heuristics.py",
+    "src/coffeetable/bots/greedy.py",
 ]
 # the RL environments' Café observations and action indices (docs/rl.md, "Benchmark"), when
 # what they import is installed (the `rl` extra): mypyc type-checks a module against its

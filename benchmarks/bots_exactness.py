@@ -1,0 +1,148 @@
+"""The bots' evaluations and searches, step by step, against another checkout (e.g. the same
+code compiled, setup.py's `COFFEETABLE_COMPILE=1`, or main's before a speed change).
+
+Plays seeded games of Café (1, 2 and 4 players, the espresso variant at 2) and Coffee Rush
+(2 and 4 players) in two checkouts, each imported in its own subprocess, and compares at
+every step: every seat's evaluation (`heuristics.value`, the exact float), the bots'
+rewards, the decision of each bot that plays (greedy, a wider and a learned beam, several
+determinizations, ISMCTS at a fixed iteration budget) with its value, plan and expansions,
+and the split beam's best turns. Bots with a time budget are left out: what they decide
+depends on the machine's speed.
+
+Usage:
+    python3 benchmarks/bots_exactness.py --against /path/to/other/src [--games 1] [--seed 1]
+
+Prints the number of lines compared and exits 1 at the first difference (naming the game,
+the configuration and the step). With --dump it prints this checkout's step digests instead
+(what each subprocess does; tests/games/cafe/test_compiled.py compares a compiled
+installation with its own `.py` files this way).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+#: (game, players, options, the bots that take turns deciding, one per step in turn)
+CONFIGS: list[tuple[str, int, dict[str, Any], tuple[str, ...]]] = [
+    ("cafe", 1, {}, ("greedy", "greedy:w24", "greedy+learned=1", "ismcts:6i")),
+    ("cafe", 2, {"espresso": True}, ("greedy", "greedy:w6s2", "ismcts:6i")),
+    ("cafe", 4, {}, ("greedy", "ismcts:4i")),
+    ("coffee-rush", 2, {}, ("greedy", "greedy:w12", "greedy:w12s2+learned=2", "ismcts:40i")),
+    ("coffee-rush", 4, {}, ("greedy", "ismcts:40i")),
+]
+#: ISMCTS decides at every this many steps only (its decisions cost the most)
+SEARCH_EVERY = 5
+
+
+def _digest(*parts: Any) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(json.dumps(part, sort_keys=True, default=repr).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def _decision(info: dict[str, Any]) -> dict[str, Any]:
+    """A decision's info without what depends on the clock."""
+    return {
+        k: v
+        for k, v in info.items()
+        if k not in ("seconds", "iterations_per_second", "elapsed", "cpu_seconds")
+    }
+
+
+def dump(games: int, seed: int) -> None:
+    """One line per step and per game end: configuration, game, step and a digest."""
+    from coffeetable import find_game
+    from coffeetable.bots import heuristics
+    from coffeetable.bots.greedy import best_turns
+    from coffeetable.bots.make import make_bot
+
+    for index, (name, players, options, specs) in enumerate(CONFIGS):
+        game = find_game(name)
+        for g in range(games):
+            deal = seed * 100_000 + index * 1_000 + g
+            rng = random.Random(deal)
+            state = game.new_initial_state(players, deal, options)
+            bots = [make_bot(spec, deal * 16 + i) for i, spec in enumerate(specs)]
+            label = f"{index}/{g}"
+            step = 0
+            while not state.is_over():
+                seats = sorted(state.current_seats())
+                seat = seats[rng.randrange(len(seats))]
+                values = [heuristics.value(state, s) for s in range(players)]
+                rewards = heuristics.rewards(state)
+                which = step % len(bots)
+                if specs[which].startswith("ismcts") and step % SEARCH_EVERY:
+                    which = 0  # greedy decides between the searches
+                action, info = bots[which].choose(state, seat)
+                turns, expanded = best_turns(state.clone(), seat, 6, keep=4, split=4)
+                print(
+                    label,
+                    step,
+                    _digest(
+                        seat,
+                        [float.hex(float(v)) for v in values],
+                        [float.hex(float(r)) for r in rewards],
+                        specs[which],
+                        action.notation(),
+                        _decision(info),
+                        [(float.hex(float(v)), [a.notation() for a in t]) for v, t in turns],
+                        expanded,
+                    ),
+                )
+                state.apply(seat, action)
+                step += 1
+            print(label, "end", _digest([s.to_json() for s in state.scores()], state.winners()))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--against", help="the other checkout's src directory")
+    parser.add_argument("--games", type=int, default=1, help="games per configuration")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--dump", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.dump:
+        dump(args.games, args.seed)
+        return
+    if not args.against:
+        parser.error("--against SRC is required")
+    mine = str(Path(__file__).resolve().parent.parent / "src")
+    outputs = []
+    for src in (args.against, mine):
+        env = dict(os.environ, PYTHONPATH=src)
+        cmd = [sys.executable, __file__, "--dump", "--games", str(args.games)]
+        cmd += ["--seed", str(args.seed)]
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+        outputs.append(done.stdout.splitlines())
+    theirs, ours = outputs
+    for a, b in zip(theirs, ours, strict=False):
+        if a != b:
+            label, step = a.split()[:2]
+            name, players, options, bots = CONFIGS[int(label.split("/")[0])]
+            print(
+                f"DIFFERENT: {name}, {players} player(s) {options} ({bots}), game {label}, step {step}"
+            )
+            print(f"  {args.against}: {a}\n  {mine}: {b}")
+            sys.exit(1)
+    if len(theirs) != len(ours):
+        print(f"DIFFERENT: {len(theirs)} lines against {len(ours)}")
+        sys.exit(1)
+    print(
+        f"the same: {len(ours)} lines ({args.games} game(s) in each of {len(CONFIGS)} configurations)"
+    )
+
+
+if __name__ == "__main__":
+    main()
