@@ -20,15 +20,12 @@ installation with its own `.py` files this way).
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
-import os
 import random
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
+
+from cafe_exactness import run
 
 #: (game, players, options, the bots that take turns deciding, one per step in turn)
 CONFIGS: list[tuple[str, int, dict[str, Any], tuple[str, ...]]] = [
@@ -105,43 +102,11 @@ def dump(games: int, seed: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--against", help="the other checkout's src directory")
-    parser.add_argument("--games", type=int, default=1, help="games per configuration")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--dump", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.dump:
-        dump(args.games, args.seed)
-        return
-    if not args.against:
-        parser.error("--against SRC is required")
-    mine = str(Path(__file__).resolve().parent.parent / "src")
-    outputs = []
-    for src in (args.against, mine):
-        env = dict(os.environ, PYTHONPATH=src)
-        cmd = [sys.executable, __file__, "--dump", "--games", str(args.games)]
-        cmd += ["--seed", str(args.seed)]
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
-        outputs.append(done.stdout.splitlines())
-    theirs, ours = outputs
-    for a, b in zip(theirs, ours, strict=False):
-        if a != b:
-            label, step = a.split()[:2]
-            name, players, options, bots = CONFIGS[int(label.split("/")[0])]
-            print(
-                f"DIFFERENT: {name}, {players} player(s) {options} ({bots}), game {label}, step {step}"
-            )
-            print(f"  {args.against}: {a}\n  {mine}: {b}")
-            sys.exit(1)
-    if len(theirs) != len(ours):
-        print(f"DIFFERENT: {len(theirs)} lines against {len(ours)}")
-        sys.exit(1)
-    print(
-        f"the same: {len(ours)} lines ({args.games} game(s) in each of {len(CONFIGS)} configurations)"
-    )
+    def describe(index: int) -> str:
+        name, players, options, bots = CONFIGS[index]
+        return f"{name}, {players} player(s) {json.dumps(options)} ({', '.join(bots)})"
+
+    run(__file__, __doc__, dump, describe, games=1)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ import os
 import random
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -104,25 +105,35 @@ def dump(games: int, seed: int) -> None:
                 )
 
 
-def main() -> None:
+def run(
+    script: str,
+    doc: str | None,
+    dump_games: Callable[[int, int], None],
+    describe: Callable[[int], str],
+    games: int,
+) -> None:
+    """The command line of an exactness script (this one, bots_exactness.py): `--dump` calls
+    `dump_games(games, seed)`; `--against SRC` runs `script --dump` with SRC and with this
+    checkout, compares their lines and names the first difference (`describe(index)`: the
+    configuration of a line's label `index/game`); exit status 1 if they differ."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--against", help="the other checkout's src directory")
-    parser.add_argument("--games", type=int, default=2, help="games per configuration")
+    parser.add_argument("--games", type=int, default=games, help="games per configuration")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--dump", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.dump:
-        dump(args.games, args.seed)
+        dump_games(args.games, args.seed)
         return
     if not args.against:
         parser.error("--against SRC is required")
-    mine = str(Path(__file__).resolve().parent.parent / "src")
+    mine = str(Path(script).resolve().parent.parent / "src")
     outputs = []
     for src in (args.against, mine):
         env = dict(os.environ, PYTHONPATH=src)
-        cmd = [sys.executable, __file__, "--dump", "--games", str(args.games)]
+        cmd = [sys.executable, script, "--dump", "--games", str(args.games)]
         cmd += ["--seed", str(args.seed)]
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
         outputs.append(done.stdout.splitlines())
@@ -130,9 +141,7 @@ def main() -> None:
     for a, b in zip(theirs, ours, strict=False):
         if a != b:
             label, step = a.split()[:2]
-            index = int(label.split("/")[0])
-            players, options = CONFIGS[index]
-            print(f"DIFFERENT: {players} player(s) {options}, game {label}, step {step}")
+            print(f"DIFFERENT: {describe(int(label.split('/')[0]))}, game {label}, step {step}")
             print(f"  {args.against}: {a}\n  {mine}: {b}")
             sys.exit(1)
     if len(theirs) != len(ours):
@@ -143,9 +152,16 @@ def main() -> None:
         index = int(line.split("/")[0])
         counts[index] = counts.get(index, 0) + 1
     for index, n in counts.items():
+        print(f"same: {describe(index)}: {n} steps and game ends")
+    print(f"identical: {len(ours)} steps and game ends in {len(counts)} configurations")
+
+
+def main() -> None:
+    def describe(index: int) -> str:
         players, options = CONFIGS[index]
-        print(f"same: {players} player(s) {json.dumps(options)}: {n} steps and game ends")
-    print(f"identical: {len(ours)} steps and game ends in {len(CONFIGS)} configurations")
+        return f"{players} player(s) {json.dumps(options)}"
+
+    run(__file__, __doc__, dump, describe, games=2)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ sys.path_importer_cache.clear()
 import coffeetable.games.cafe.state as s, coffeetable.bots.greedy as g
 assert s.__file__.endswith(".py") and g.__file__.endswith(".py"), (s.__file__, g.__file__)
 sys.argv = sys.argv[1:]
+sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[0])))  # as `python script` does
 runpy.run_path(sys.argv[0], run_name="__main__")
 """
 
