@@ -20,12 +20,11 @@ installation with its own `.py` files this way).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from typing import Any
 
-from cafe_exactness import run
+from cafe_exactness import digest, run
 
 #: (game, players, options, the bots that take turns deciding, one per step in turn)
 CONFIGS: list[tuple[str, int, dict[str, Any], tuple[str, ...]]] = [
@@ -39,21 +38,9 @@ CONFIGS: list[tuple[str, int, dict[str, Any], tuple[str, ...]]] = [
 SEARCH_EVERY = 5
 
 
-def _digest(*parts: Any) -> str:
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(json.dumps(part, sort_keys=True, default=repr).encode())
-        h.update(b"\0")
-    return h.hexdigest()[:16]
-
-
 def _decision(info: dict[str, Any]) -> dict[str, Any]:
     """A decision's info without what depends on the clock."""
-    return {
-        k: v
-        for k, v in info.items()
-        if k not in ("seconds", "iterations_per_second", "elapsed", "cpu_seconds")
-    }
+    return {k: v for k, v in info.items() if k not in ("seconds", "iterations_per_second")}
 
 
 def dump(games: int, seed: int) -> None:
@@ -85,7 +72,7 @@ def dump(games: int, seed: int) -> None:
                 print(
                     label,
                     step,
-                    _digest(
+                    digest(
                         seat,
                         [float.hex(float(v)) for v in values],
                         [float.hex(float(r)) for r in rewards],
@@ -98,7 +85,7 @@ def dump(games: int, seed: int) -> None:
                 )
                 state.apply(seat, action)
                 step += 1
-            print(label, "end", _digest([s.to_json() for s in state.scores()], state.winners()))
+            print(label, "end", digest([s.to_json() for s in state.scores()], state.winners()))
 
 
 def main() -> None:

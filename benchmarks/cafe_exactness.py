@@ -42,7 +42,8 @@ CONFIGS: list[tuple[int, dict[str, Any]]] = [
 ]
 
 
-def _digest(*parts: Any) -> str:
+def digest(*parts: Any) -> str:
+    """A short hash of `parts` (bytes as they are, anything else as sorted JSON)."""
     h = hashlib.sha256()
     for part in parts:
         if isinstance(part, bytes):
@@ -78,7 +79,7 @@ def dump(games: int, seed: int) -> None:
                     print(
                         label,
                         step,
-                        _digest(
+                        digest(
                             seats,
                             seat,
                             [a.notation() for a in legal],
@@ -96,7 +97,7 @@ def dump(games: int, seed: int) -> None:
                 print(
                     label,
                     "end",
-                    _digest(
+                    digest(
                         state.to_json(),
                         state.rng.state,
                         [s.to_json() for s in state.scores()],
