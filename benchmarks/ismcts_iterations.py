@@ -7,12 +7,16 @@ lets `ismcts` decide once on each with a budget of iterations, not of time
 printed as a digest, which must be equal across versions whose rules are equal. The
 figure is the search's iterations (Café: arms played in the turn-lookahead sweeps; Coffee
 Rush: tree iterations) over the decision's CPU seconds (the root's beam included, which
-Café's budget of iterations does not count), median over the positions and `--repeats`.
+Café's budget of iterations does not count), median over the positions and `--repeats`,
+and pooled: every decision's iterations over every decision's CPU seconds. The rates of
+single positions differ by several times (a solo position's arms cost more or less to
+play), so a change shows in the pooled figure, which weighs each position by the CPU it
+takes, more surely than in the median.
 
 With `--against SRC` (another checkout's `src` directory, for example the main branch in a
 `git worktree`), every case is also measured with that code in a subprocess, alternating
-with this one, and the ratio of the medians (this code / SRC) is printed: both figures are
-taken moments apart on this shared, noisy machine.
+with this one, and the ratios of the medians and of the pooled rates (this code / SRC) are
+printed: both figures are taken moments apart on this shared, noisy machine.
 
 Usage: python3 benchmarks/ismcts_iterations.py [--positions 4] [--repeats 3]
            [--against ../main/src]
@@ -45,9 +49,12 @@ CASES = (
 
 
 def measure(name: str, players: int, iterations: int, count: int, repeats: int) -> dict[str, Any]:
-    """Iterations per CPU second of each decision, and a digest of the chosen actions."""
+    """Iterations per CPU second of each decision, their totals, and a digest of the chosen
+    actions."""
     positions = _positions(name, players, count, 1000 + players)
     rates: list[float] = []
+    total_iterations = 0
+    total_seconds = 0.0
     chosen: list[str] = []
     for _ in range(repeats):
         for k, state in enumerate(positions):
@@ -58,9 +65,15 @@ def measure(name: str, players: int, iterations: int, count: int, repeats: int) 
             seconds = time.process_time() - start
             if info.get("iterations"):
                 rates.append(info["iterations"] / seconds)
+                total_iterations += info["iterations"]
+                total_seconds += seconds
             chosen.append(action.notation())
     digest = hashlib.sha256("\n".join(chosen).encode()).hexdigest()[:12]
-    return {"rates": rates, "digest": digest}
+    return {
+        "rates": rates,
+        "pooled": total_iterations / total_seconds if total_seconds else 0.0,
+        "digest": digest,
+    }
 
 
 def run_elsewhere(src: str, case: tuple[str, int, int], count: int, repeats: int) -> dict[str, Any]:
@@ -106,15 +119,17 @@ def main() -> None:
             f"{name}, {players} player(s), {iterations} iterations: "
             f"{statistics.median(ours['rates']):,.1f} it/s "
             f"(min {min(ours['rates']):,.1f}, max {max(ours['rates']):,.1f}), "
-            f"actions {ours['digest']}"
+            f"pooled {ours['pooled']:,.1f} it/s, actions {ours['digest']}"
         )
         if args.against:
             theirs = run_elsewhere(args.against, case, args.positions, args.repeats)
             ratio = statistics.median(ours["rates"]) / statistics.median(theirs["rates"])
+            pooled = ours["pooled"] / theirs["pooled"]
             same = "same actions" if theirs["digest"] == ours["digest"] else "OTHER ACTIONS"
             line += (
                 f"; {args.against}: {statistics.median(theirs['rates']):,.1f} it/s, "
-                f"ratio {ratio:.2f}x ({same})"
+                f"pooled {theirs['pooled']:,.1f}; ratio {ratio:.2f}x, pooled {pooled:.2f}x "
+                f"({same})"
             )
         print(line, flush=True)
 

@@ -15,7 +15,10 @@ models learn from every step's position unless `--turn-ends-only`:
 - `mlp`: one hidden layer of tanh units, trained by Adam on the mean squared error (numpy),
   with early stopping on a slice of the training games.
 
-Errors are root mean squared, in points, overall and per round. `--save N` writes the best
+Errors are root mean squared, in points, overall and per round. `--judge N` (repeatable) also
+reports the game's shipped model version N on the same held-out turn ends, with its bias
+(its mean prediction less the mean final score): how a model fitted on one bot's games
+judges another bot's positions. `--save N` writes the best
 of ridge and mlp on the held-out games as the game's model (`cafe-value`, `rush-value`:
 learned.DEFAULT_MODEL) version N into src/coffeetable/bots/models/ (`NAME-vN.json`, weights,
 and `NAME-vN.toml`,
@@ -37,7 +40,7 @@ import numpy as np
 import numpy.typing as npt
 from _provenance import commit
 
-from coffeetable.bots.learned import DEFAULT_MODEL, FEATURES, ValueModel
+from coffeetable.bots.learned import DEFAULT_MODEL, FEATURES, ValueModel, load_model
 
 Array = npt.NDArray[np.float64]
 MODELS = pathlib.Path(__file__).resolve().parents[1] / "src" / "coffeetable" / "bots" / "models"
@@ -174,6 +177,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--save", type=int, metavar="VERSION", help="write the game's model NAME-vVERSION"
     )
+    parser.add_argument(
+        "--judge",
+        type=int,
+        action="append",
+        default=[],
+        metavar="VERSION",
+        help="also report the game's shipped model NAME-vVERSION on the held-out turn ends",
+    )
     args = parser.parse_args(argv)
     players = {int(p) for p in args.players.split(",")}
     data = read(args.files, players, args.turn_ends_only)
@@ -230,10 +241,23 @@ def main(argv: list[str] | None = None) -> None:
                 f"  {name:15s} held-out RMSE {rmse(pred[held_others], y[held_others]):.3f} "
                 f"at the other seats' turn ends ({int(held_others.sum())})"
             )
+    for version in args.judge:
+        model = load_model(DEFAULT_MODEL[data["game_name"]], version)
+        if model is None or list(model.features) != list(FEATURES[data["game_name"]][0]):
+            sys.exit(f"no {DEFAULT_MODEL[data['game_name']]}-v{version} with these features")
+        if model.deck_sha256 != data["deck_sha256"]:
+            sys.exit(f"{model.label} was fitted for another deck")
+        judged = np.array([model.predict([float(v) for v in row]) for row in x[held]])
+        results[model.label] = {
+            "rmse": rmse(judged, y[held]),
+            "rounds": by_round(judged, y[held], rounds[held]),
+            "bias": float(np.mean(judged - y[held])),
+        }
     for name, r in results.items():
         rounds_text = ", ".join(f"r{k} {v}" for k, v in r.get("rounds", {}).items())
         print(
             f"  {name:15s} held-out RMSE {r['rmse']:.3f}"
+            + (f", bias {r['bias']:+.2f}" if "bias" in r else "")
             + (f"  ({rounds_text})" if rounds_text else "")
         )
     if args.save is None:
